@@ -1,0 +1,3 @@
+from lcr_pi.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of ``lcr-pi``; see :mod:`lcr_pi.cli` for the protocol each module follows."""
