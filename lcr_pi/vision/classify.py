@@ -1,0 +1,64 @@
+"""Name a die's top face from a small crop around it.
+
+The crop is a square :data:`CROP_SCALE` times the top face's size, centred on the face, cut from
+the full-resolution frame and shrunk (area averaging, so pips on a 400 px die do not alias) to
+:data:`CROP_SIZE` pixels. It is not rotated: the classifier is trained at every rotation, which
+keeps the crop cheap and avoids trusting a rough angle. The margin shows the die's sides, so the
+classifier can tell a die standing flat from one leaning (cocked) and a die from a stain.
+
+Classes (:data:`CLASSES`): pip counts ``1``-``6``; LCR letters ``L``, ``C``, ``R``; ``W`` (the wild
+face, letter or star); ``cocked`` (a die with no face square to the camera); ``background`` (not a
+die). The LCR dot face is the single-pip class ``1``; the reader names it ``dot`` for LCR dice.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CLASSES = ("1", "2", "3", "4", "5", "6", "L", "C", "R", "W", "cocked", "background")
+CROP_SIZE = 48
+CROP_SCALE = 1.6
+
+
+def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, size: int = CROP_SIZE, scale: float = CROP_SCALE) -> np.ndarray:
+    """Cut a ``size`` x ``size`` BGR crop of side ``scale * side`` frame pixels centred on (cx, cy).
+
+    Parts outside the frame are filled by replicating the border.
+
+    >>> frame = np.zeros((100, 100, 3), np.uint8); frame[40:60, 40:60] = 255
+    >>> crop = crop_die(frame, 50, 50, 20, size=16, scale=2.0)
+    >>> crop.shape, int(crop[8, 8, 0]), int(crop[0, 0, 0])
+    ((16, 16, 3), 255, 0)
+    """
+    half = max(2.0, side * scale / 2)
+    x0, y0 = int(round(cx - half)), int(round(cy - half))
+    n = int(round(2 * half))
+    h, w = frame.shape[:2]
+    sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(w, x0 + n), min(h, y0 + n)
+    if sx1 <= sx0 or sy1 <= sy0:
+        return np.zeros((size, size, 3), np.uint8)
+    region = frame[sy0:sy1, sx0:sx1]
+    if (sx0, sy0, sx1, sy1) != (x0, y0, x0 + n, y0 + n):
+        region = cv2.copyMakeBorder(
+            region, sy0 - y0, y0 + n - sy1, sx0 - x0, x0 + n - sx1, cv2.BORDER_REPLICATE
+        )
+    interp = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
+    return cv2.resize(region, (size, size), interpolation=interp)
+
+
+def crops_to_blob(crops: list[np.ndarray]) -> np.ndarray:
+    """Stack BGR crops into the classifier's NCHW float input (0..1)."""
+    arr = np.stack(crops).astype(np.float32) * (1 / 255.0)
+    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax.
+
+    >>> softmax(np.array([[0.0, 0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)

@@ -1,0 +1,147 @@
+"""Labelled roll folders: load and validate ``labels.jsonl`` and its images.
+
+A labelled roll folder holds ``labels.jsonl`` with one JSON object per line::
+
+    {"image": "images/IMG_1.jpg", "faces": ["6", "4"], "boxes": [[x0, y0, x1, y1], ...]}
+
+``boxes`` (around each whole die's top face) or ``pip_boxes`` (around only the pip pattern) are
+optional and, when present, list one box per face in the same order.
+
+Validation happens up front so that a mistake is reported once, clearly, with the line number
+and the key at fault, before any slow work starts.
+
+>>> parse_label_line('{"image": "a.jpg", "faces": ["L", "dot"]}', 1, "x/labels.jsonl").faces
+('L', 'dot')
+>>> parse_label_line('{"image": "a.jpg", "faces": ["7"]}', 3, "x/labels.jsonl")
+Traceback (most recent call last):
+...
+lcr_pi.errors.UserError: x/labels.jsonl line 3: unknown face name '7' (known: 1, 2, 3, 4, 5, 6, L, C, R, dot, W)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from lcr_pi.errors import UserError
+
+PIP_FACES = ("1", "2", "3", "4", "5", "6")
+LCR_FACES = ("L", "C", "R", "dot", "W")
+FACE_NAMES = PIP_FACES + LCR_FACES
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One labelled photo: its path, the top faces, and optional boxes.
+
+    ``box_kind`` says what the boxes surround: ``"die"`` (whole top face), ``"pip"`` (only the
+    pip pattern) or ``None`` (no boxes).
+    """
+
+    image_path: Path
+    faces: tuple[str, ...]
+    boxes: tuple[Box, ...] | None
+    box_kind: str | None
+    line_number: int
+
+
+def _parse_boxes(value, key: str, n_faces: int, where: str) -> tuple[Box, ...]:
+    if not isinstance(value, list):
+        raise UserError(f"{where}: '{key}' must be a list of [x0, y0, x1, y1] boxes")
+    if len(value) != n_faces:
+        raise UserError(f"{where}: '{key}' has {len(value)} boxes but 'faces' has {n_faces} faces")
+    boxes = []
+    for i, box in enumerate(value):
+        if (
+            not isinstance(box, list)
+            or len(box) != 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+        ):
+            raise UserError(f"{where}: '{key}' box {i + 1} must be four numbers [x0, y0, x1, y1]")
+        x0, y0, x1, y1 = (float(v) for v in box)
+        if not (x1 > x0 and y1 > y0):
+            raise UserError(f"{where}: '{key}' box {i + 1} is empty or inverted: {box}")
+        boxes.append((x0, y0, x1, y1))
+    return tuple(boxes)
+
+
+def parse_label_line(text: str, line_number: int, labels_name: str, folder: Path | None = None) -> LabelledImage:
+    """Parse and validate one line of ``labels.jsonl`` (``line_number`` counts from 1)."""
+    where = f"{labels_name} line {line_number}"
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: bad JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise UserError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    image = record.get("image")
+    if not isinstance(image, str) or not image:
+        raise UserError(f"{where}: missing 'image' (a path relative to the folder)")
+    faces = record.get("faces")
+    if not isinstance(faces, list) or not all(isinstance(f, str) for f in faces):
+        raise UserError(f"{where}: 'faces' must be a list of face names")
+    for face in faces:
+        if face not in FACE_NAMES:
+            raise UserError(f"{where}: unknown face name {face!r} (known: {', '.join(FACE_NAMES)})")
+    boxes, box_kind = None, None
+    if "boxes" in record and record["boxes"] is not None:
+        boxes, box_kind = _parse_boxes(record["boxes"], "boxes", len(faces), where), "die"
+    elif "pip_boxes" in record and record["pip_boxes"] is not None:
+        boxes, box_kind = _parse_boxes(record["pip_boxes"], "pip_boxes", len(faces), where), "pip"
+    path = Path(image) if folder is None else folder / image
+    return LabelledImage(path, tuple(faces), boxes, box_kind, line_number)
+
+
+def load_roll_folder(folder: str | os.PathLike) -> list[LabelledImage]:
+    """Read and validate a labelled roll folder; every listed image must exist.
+
+    Raises :class:`UserError` naming the folder, line and key for any problem.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: not a folder")
+    labels = folder / "labels.jsonl"
+    if not labels.is_file():
+        raise UserError(f"{folder}: missing labels.jsonl (one JSON object per image)")
+    try:
+        text = labels.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{labels}: cannot read ({exc})") from None
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = parse_label_line(line, number, str(labels), folder)
+        if not item.image_path.is_file():
+            raise UserError(f"{labels} line {number}: missing image {item.image_path}")
+        items.append(item)
+    if not items:
+        raise UserError(f"{labels}: no labelled images")
+    return items
+
+
+def read_image(path: str | os.PathLike) -> np.ndarray:
+    """Read an image file as a BGR uint8 array, or raise UserError naming the file.
+
+    OpenCV returns ``None`` (not an exception) for unreadable files; a truncated JPEG may decode
+    partly with a warning, which we accept as the camera would give us the same pixels.
+    """
+    import cv2
+
+    path = Path(path)
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read image ({exc.strerror or exc})") from None
+    if data.size == 0:
+        raise UserError(f"{path}: image file is empty")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise UserError(f"{path}: not a readable image (corrupt, truncated or unknown format)")
+    return image

@@ -1,0 +1,122 @@
+"""Find dice in a frame: a tiny CenterNet-style detector run by OpenCV's dnn module.
+
+The frame is scaled so its long side is :data:`DETECT_LONG_SIDE` pixels (padded to a multiple of
+32) whatever the camera resolution, so a 640x480 webcam frame and a 3280x2464 Pi frame cost the
+same. The network outputs, at stride 4:
+
+* channel 0: a heatmap (logit) of top-face centres;
+* channels 1-2: log of the top face's box width and height, in detector pixels / 4;
+* channels 3-4: sub-cell offset of the centre (0..1);
+* channels 5-6: ``cos 4a, sin 4a`` of the top face's rotation ``a`` (a square repeats every 90
+  degrees), used to draw the outline.
+
+Decoding keeps local maxima of the heatmap; a peak above ``sure`` is a die, a peak between
+``doubt`` and ``sure`` is something die-like the reader cannot vouch for (it makes the frame
+unsure rather than being silently dropped).
+
+Everything here is plain numpy/OpenCV over arrays; loading the model file is the caller's job.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+DETECT_LONG_SIDE = 448
+STRIDE = 4
+OUTPUT_CHANNELS = 7
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A candidate die in frame pixels: centre, top-face box size, rotation (radians), score."""
+
+    cx: float
+    cy: float
+    w: float
+    h: float
+    angle: float
+    score: float
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        return (self.cx - self.w / 2, self.cy - self.h / 2, self.cx + self.w / 2, self.cy + self.h / 2)
+
+    def corners(self) -> np.ndarray:
+        """Approximate top-face outline: the square of the box's size turned by ``angle``.
+
+        >>> Detection(10, 10, 4, 4, 0.0, 1.0).corners().tolist()
+        [[8.0, 8.0], [12.0, 8.0], [12.0, 12.0], [8.0, 12.0]]
+        """
+        c, s = abs(math.cos(self.angle)), abs(math.sin(self.angle))
+        # An axis-aligned box of width w around a square of side L turned by a has w = L (c + s).
+        side_w, side_h = self.w / (c + s), self.h / (c + s)
+        ca, sa = math.cos(self.angle), math.sin(self.angle)
+        pts = []
+        for dx, dy in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)):
+            x, y = dx * side_w, dy * side_h
+            pts.append((self.cx + x * ca - y * sa, self.cy + x * sa + y * ca))
+        return np.round(np.array(pts, dtype=np.float64), 6)
+
+
+def detector_scale(shape: tuple[int, ...], long_side: int = DETECT_LONG_SIDE) -> float:
+    """Factor from frame pixels to detector pixels.
+
+    >>> detector_scale((480, 640))
+    0.7
+    """
+    return long_side / max(shape[0], shape[1])
+
+
+def prepare_detector_input(frame: np.ndarray, long_side: int = DETECT_LONG_SIDE) -> tuple[np.ndarray, float]:
+    """Scale and pad a BGR frame to the detector's NCHW float input; return it and the scale."""
+    scale = detector_scale(frame.shape, long_side)
+    h = max(1, round(frame.shape[0] * scale))
+    w = max(1, round(frame.shape[1] * scale))
+    small = cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA)
+    ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
+    padded = np.zeros((ph, pw, 3), np.uint8)
+    padded[:h, :w] = small
+    blob = padded.astype(np.float32).transpose(2, 0, 1)[None] * (1 / 255.0)
+    return np.ascontiguousarray(blob), scale
+
+
+def decode_detections(output: np.ndarray, scale: float, doubt: float = 0.15, max_dice: int = 64) -> list[Detection]:
+    """Turn the network output ``(1, 7, H/4, W/4)`` into detections above ``doubt``, best first."""
+    out = output[0]
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= peaks) & (heat >= doubt))
+    order = np.argsort(-heat[ys, xs])[:max_dice]
+    found = []
+    for i in order:
+        y, x = int(ys[i]), int(xs[i])
+        w = math.exp(float(np.clip(out[1, y, x], -3, 6))) * STRIDE
+        h = math.exp(float(np.clip(out[2, y, x], -3, 6))) * STRIDE
+        ox = float(np.clip(out[3, y, x], 0, 1))
+        oy = float(np.clip(out[4, y, x], 0, 1))
+        angle = math.atan2(float(out[6, y, x]), float(out[5, y, x])) / 4
+        found.append(
+            Detection(
+                cx=(x + ox) * STRIDE / scale,
+                cy=(y + oy) * STRIDE / scale,
+                w=w / scale,
+                h=h / scale,
+                angle=angle,
+                score=float(heat[y, x]),
+            )
+        )
+    return suppress_overlaps(found)
+
+
+def suppress_overlaps(dets: list[Detection], max_overlap: float = 0.5) -> list[Detection]:
+    """Drop a weaker detection whose centre lies well inside a stronger one's box."""
+    kept: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.score):
+        if any(abs(d.cx - k.cx) < max_overlap * k.w and abs(d.cy - k.cy) < max_overlap * k.h for k in kept):
+            continue
+        kept.append(d)
+    return kept

@@ -1,0 +1,166 @@
+"""Score dice readings against a labelled roll folder.
+
+How each image and die is counted (pure functions; no files, no clock):
+
+* An image is **unsure** when the reader says so: its verdict is ``"unsure"``, ``"obstructed"`` or
+  ``"cocked"``, or it lists any die in ``unsure_dice``. The referee would then ask for a re-roll
+  or a button press instead of announcing a result.
+* An image is **correct** when it is not unsure and every labelled die is matched to a read die
+  with the same face, with no read die left over. A ``"no_dice"`` verdict is a sure claim of zero
+  dice: correct only on an image with no labelled dice.
+* An image is a **silent error** when it is neither unsure nor correct: the reader was sure and
+  wrong, the one outcome the referee must avoid. So, per folder,
+  ``image_accuracy + unsure_rate + silent_error_rate == 1``.
+* **Die accuracy** is over all labelled dice: a die is correct when it is matched to a read die of
+  the same face that is not unsure (in an ``"obstructed"`` image every die counts as unsure). Unsure
+  and missed dice count as not correct (but are not silent errors).
+* **Matching** read dice to labels:
+
+  - labels with whole-die ``boxes``: greedy one-to-one matching by intersection over union of the
+    label box and the read die's box, best pairs first, pairs with IoU >= ``IOU_MATCH`` (0.3;
+    top-face boxes drawn by hand and by the reader differ by a few pixels on 25 px dice);
+  - labels with ``pip_boxes`` (only the pip pattern is boxed): a read die matches a label when the
+    centre of the pip box lies inside the read die's box, nearest centres first, one-to-one;
+  - labels without boxes: by the multiset of faces. ``min(read, labelled)`` dice count as matched
+    for recall and precision, and the correct dice are the multiset intersection of the labelled
+    faces with the faces of the sure read dice.
+
+* **Recall** = matched labelled dice / labelled dice; **precision** = matched read dice / read dice
+  (both regardless of face and of sureness). With no read dice at all, precision is 1.0.
+* **ms_per_image_median** is the median wall time of the reader call alone (image decoding excluded).
+
+>>> from types import SimpleNamespace as NS
+>>> label = LabelledImageLike = NS(faces=("6", "4"), boxes=((0, 0, 10, 10), (20, 0, 30, 10)), box_kind="die")
+>>> read = NS(dice=(NS(face="6", box=(1, 0, 11, 10)), NS(face="3", box=(20, 0, 30, 10))), verdict="clear", unsure_dice=())
+>>> s = score_image(label, read)
+>>> (s.correct_dice, s.matched_labels, s.silent_error)
+(1, 2, True)
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+IOU_MATCH = 0.3
+UNSURE_VERDICTS = frozenset({"unsure", "obstructed", "cocked"})
+
+
+@dataclass(frozen=True)
+class ImageScore:
+    """How one reading compares with one image's labels."""
+
+    labelled_dice: int
+    read_dice: int
+    matched_labels: int
+    matched_reads: int
+    correct_dice: int
+    unsure: bool
+    correct: bool
+    silent_error: bool
+
+
+def box_iou(a, b) -> float:
+    """Intersection over union of two ``(x0, y0, x1, y1)`` boxes.
+
+    >>> box_iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    >>> box_iou((0, 0, 1, 1), (2, 2, 3, 3))
+    0.0
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _greedy(pairs: list[tuple[float, int, int]]) -> list[tuple[int, int]]:
+    """Pick one-to-one (label, read) pairs from (cost, label, read), lowest cost first."""
+    used_labels, used_reads, chosen = set(), set(), []
+    for _, li, ri in sorted(pairs):
+        if li in used_labels or ri in used_reads:
+            continue
+        used_labels.add(li)
+        used_reads.add(ri)
+        chosen.append((li, ri))
+    return chosen
+
+
+def match_dice(label, reading) -> list[tuple[int, int]] | None:
+    """Return matched (label index, read index) pairs, or None when labels have no boxes."""
+    if label.boxes is None:
+        return None
+    pairs = []
+    for li, lbox in enumerate(label.boxes):
+        for ri, die in enumerate(reading.dice):
+            rbox = die.box
+            if label.box_kind == "die":
+                iou = box_iou(lbox, rbox)
+                if iou >= IOU_MATCH:
+                    pairs.append((-iou, li, ri))
+            else:
+                cx, cy = (lbox[0] + lbox[2]) / 2, (lbox[1] + lbox[3]) / 2
+                if rbox[0] <= cx <= rbox[2] and rbox[1] <= cy <= rbox[3]:
+                    rx, ry = (rbox[0] + rbox[2]) / 2, (rbox[1] + rbox[3]) / 2
+                    pairs.append(((rx - cx) ** 2 + (ry - cy) ** 2, li, ri))
+    return _greedy(pairs)
+
+
+def score_image(label, reading) -> ImageScore:
+    """Compare one reading (``dice``, ``verdict``, ``unsure_dice``) with one image's labels."""
+    n_labels, n_reads = len(label.faces), len(reading.dice)
+    obstructed = reading.verdict == "obstructed"
+    unsure_reads = set(range(n_reads)) if obstructed else set(reading.unsure_dice)
+    unsure = reading.verdict in UNSURE_VERDICTS or bool(unsure_reads)
+    pairs = match_dice(label, reading)
+    if pairs is None:
+        matched = min(n_labels, n_reads)
+        matched_labels = matched_reads = matched
+        sure_faces = Counter(d.face for i, d in enumerate(reading.dice) if i not in unsure_reads)
+        correct_dice = sum((Counter(label.faces) & sure_faces).values())
+    else:
+        matched_labels = matched_reads = len(pairs)
+        correct_dice = sum(
+            1 for li, ri in pairs if ri not in unsure_reads and reading.dice[ri].face == label.faces[li]
+        )
+    all_right = correct_dice == n_labels and n_reads == n_labels
+    if reading.verdict == "no_dice":
+        all_right = n_labels == 0
+    correct = not unsure and all_right
+    return ImageScore(
+        labelled_dice=n_labels,
+        read_dice=n_reads,
+        matched_labels=matched_labels,
+        matched_reads=matched_reads,
+        correct_dice=correct_dice,
+        unsure=unsure,
+        correct=correct,
+        silent_error=not unsure and not correct,
+    )
+
+
+def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
+    """Fold per-image scores into the folder metrics (keys as printed by ``lcr-pi eval --json``).
+
+    >>> s = ImageScore(2, 2, 2, 2, 2, False, True, False)
+    >>> u = ImageScore(1, 1, 1, 1, 0, True, False, False)
+    >>> m = summarize([s, u], [10.0, 30.0])
+    >>> (m["die_accuracy"], m["image_accuracy"], m["unsure_rate"], m["ms_per_image_median"])
+    (0.6666666666666666, 0.5, 0.5, 20.0)
+    """
+    n_images = len(scores)
+    labelled = sum(s.labelled_dice for s in scores)
+    read = sum(s.read_dice for s in scores)
+    return {
+        "images": n_images,
+        "dice": labelled,
+        "die_accuracy": sum(s.correct_dice for s in scores) / labelled if labelled else 1.0,
+        "image_accuracy": sum(s.correct for s in scores) / n_images if n_images else 0.0,
+        "recall": sum(s.matched_labels for s in scores) / labelled if labelled else 1.0,
+        "precision": sum(s.matched_reads for s in scores) / read if read else 1.0,
+        "unsure_rate": sum(s.unsure for s in scores) / n_images if n_images else 0.0,
+        "silent_error_rate": sum(s.silent_error for s in scores) / n_images if n_images else 0.0,
+        "ms_per_image_median": statistics.median(milliseconds) if milliseconds else 0.0,
+    }
