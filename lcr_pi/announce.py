@@ -1,0 +1,162 @@
+"""Turn rule events into the sentences the referee speaks. Pure: events in, strings out.
+
+Players who cannot see the dice play by ear alone, so every sentence names people, says what moves
+where, and says what the roller has left.
+
+>>> from lcr_pi.rules import Game, GameConfig
+>>> game = Game(GameConfig.create(["Ann", "Bob", "Cy", "Dee"]))
+>>> print(" ".join(announce(game.opening, game.config.players)))
+A new game of LCR: Ann, Bob, Cy and Dee, three chips each. Ann goes first. Ann, your turn: roll three dice.
+>>> print(" ".join(announce(game.roll("L . C"), game.config.players)))
+Ann rolled L, dot, C. Pass one chip to Bob on your left and one to the centre. Ann has one chip left. Bob, your turn: roll three dice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from lcr_pi.rules import events as ev
+
+_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+).split()
+
+
+def number(n: int) -> str:
+    """Small numbers as words (they are clearer when spoken fast), larger ones as digits.
+
+    >>> number(3), number(42)
+    ('three', '42')
+    """
+    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
+
+
+def chips(n: int) -> str:
+    """
+    >>> chips(1), chips(0), chips(4)
+    ('one chip', 'no chips', 'four chips')
+    """
+    if n == 0:
+        return "no chips"
+    return f"{number(n)} chip{'' if n == 1 else 's'}"
+
+
+def dice(n: int) -> str:
+    return f"{number(n)} {'die' if n == 1 else 'dice'}"
+
+
+def join_names(names: Iterable[str], conjunction: str = "and") -> str:
+    """
+    >>> join_names(["Ann"]), join_names(["Ann", "Bob"]), join_names(["Ann", "Bob", "Cy"], "or")
+    ('Ann', 'Ann and Bob', 'Ann, Bob or Cy')
+    """
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
+
+
+def spoken_face(face: str) -> str:
+    return "dot" if face in (".", "dot") else face
+
+
+def announce(events: Iterable[ev.Event], players: tuple[str, ...]) -> list[str]:
+    """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves."""
+    lines: list[str] = []
+    for event in events:
+        lines.extend(_sentences(event, players))
+    return lines
+
+
+def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
+    def name(seat: int) -> str:
+        return players[seat]
+
+    if isinstance(e, ev.GameStarted):
+        return [
+            f"A new game of LCR: {join_names(e.players)}, {chips(e.starting_chips)} each.",
+            f"{e.players[e.first_seat]} goes first.",
+        ]
+    if isinstance(e, ev.TurnStarted):
+        return [f"{e.player}, your turn: roll {dice(e.dice)}."]
+    if isinstance(e, ev.PlayerSkipped):
+        return [f"{e.player} has no chips and skips this turn."]
+    if isinstance(e, ev.RollResolved):
+        out = [f"{e.player} rolled {', '.join(spoken_face(f) for f in e.faces)}."]
+        out.append(_moves_sentence(e, players))
+        out.append(_holding(e.player, e.chips[e.seat], after_roll=True))
+        return [s for s in out if s]
+    if isinstance(e, ev.DecisionNeeded):
+        choices = join_names([name(s) for s in e.eligible], "or")
+        if e.take == 1:
+            return [f"Wild! {e.player}, choose one player to take a chip from: {choices}."]
+        return [
+            f"Two wilds! {e.player}, take two chips: both from one player, or one each from two. "
+            f"Choose from {choices}."
+        ]
+    if isinstance(e, ev.ChipsTaken):
+        taken = Counter(e.victims)
+        parts = [f"{chips(n)} from {name(v)}" for v, n in taken.items()]
+        return [f"{e.player} takes {join_names(parts)}.", _holding(e.player, e.chips[e.seat])]
+    if isinstance(e, ev.WildsWasted):
+        return [f"No one else has chips, so the wild {'does' if e.wilds == 1 else 'do'} nothing."]
+    if isinstance(e, ev.PotTaken):
+        return [f"Three wilds! {e.player} takes the pot of {chips(e.chips)}."]
+    if isinstance(e, ev.GameWon):
+        if e.reason == "three-wilds":
+            return [f"Three wilds! {e.player} wins the game at once, and the pot of {chips(e.pot)}."]
+        if e.reason == "last-chip":
+            return [f"{e.player} put the last chip in the centre and wins the pot of {chips(e.pot)}!"]
+        return [f"{e.player} is the last player with chips and wins the pot of {chips(e.pot)}!"]
+    if isinstance(e, ev.TurnUndone):
+        rolled = ", ".join(spoken_face(f) for f in e.faces)
+        return [f"Undone: {e.player}'s roll of {rolled}. {e.player}, it is your turn again."]
+    if isinstance(e, ev.RollOffStarted):
+        who = join_names(e.players)
+        if e.round == 1:
+            return [f"Roll-off for who goes first: {who}, each roll three dice, highest score starts."]
+        return [f"A tie! {who}, roll again."]
+    if isinstance(e, ev.RollOffRolled):
+        return [f"{e.player} scores {number(e.score)}."]
+    if isinstance(e, ev.RollOffWon):
+        return [f"{e.player} goes first, with {number(e.score)}."]
+    if isinstance(e, ev.SeriesTally):
+        tally = ", ".join(f"{name(s)} {number(w)}" for s, w in enumerate(e.wins))
+        return [f"Games won so far: {tally}."]
+    if isinstance(e, ev.SeriesWon):
+        wins = e.wins[e.seat]
+        return [
+            f"{e.player} wins the series, with {number(wins)} win{'' if wins == 1 else 's'} "
+            f"in {number(e.games)} game{'' if e.games == 1 else 's'}!"
+        ]
+    return []
+
+
+def _moves_sentence(e: ev.RollResolved, players) -> str:
+    if not e.moves:
+        return "Keep your chips." if e.faces else ""
+    to_left = sum(1 for m in e.moves if m.face == "L")
+    to_right = sum(1 for m in e.moves if m.face == "R")
+    to_pot = sum(1 for m in e.moves if m.face == "C")
+    parts = []
+    left_seat = next((m.receiver for m in e.moves if m.face == "L"), None)
+    right_seat = next((m.receiver for m in e.moves if m.face == "R"), None)
+    # Say the first kind of move with "chip(s)", the others with a bare number, as people do.
+    for count, where in (
+        (to_left, f"to {players[left_seat]} on your left" if left_seat is not None else ""),
+        (to_right, f"to {players[right_seat]} on your right" if right_seat is not None else ""),
+        (to_pot, "to the centre"),
+    ):
+        if count:
+            parts.append(f"{chips(count) if not parts else number(count)} {where}")
+    return f"Pass {join_names(parts)}."
+
+
+def _holding(player: str, n: int, *, after_roll: bool = False) -> str:
+    if n == 0:
+        return f"{player} has no chips left."
+    if after_roll and n == 1:
+        return f"{player} has one chip left."
+    return f"{player} has {chips(n)}."

@@ -1,0 +1,59 @@
+"""What the referee says: names, moves, chips left, for every kind of event."""
+
+from lcr_pi.announce import announce
+from lcr_pi.rules import Game, GameConfig, GameState, RollOff, Series, SeriesRules, roll
+
+
+def say(events, players):
+    return " ".join(announce(events, players))
+
+
+PLAYERS = ("Ann", "Bob", "Cy", "Dee")
+
+
+def test_roll_names_neighbours_counts_and_what_is_left():
+    game = Game(GameConfig.create(PLAYERS))
+    text = say(game.roll("L R R"), PLAYERS)
+    assert text.startswith("Ann rolled L, R, R. Pass one chip to Bob on your left and two to Dee on your right.")
+    assert "Ann has no chips left." in text and text.endswith("Bob, your turn: roll three dice.")
+
+
+def test_dots_keep_chips_and_one_die():
+    config = GameConfig.create(PLAYERS)
+    s = GameState(config, (1, 3, 3, 3), 2, 0)
+    text = say(roll(s, ".").events, PLAYERS)
+    assert text.startswith("Ann rolled dot. Keep your chips. Ann has one chip left.")
+
+
+def test_skips_and_the_winner_are_spoken():
+    config = GameConfig.create(PLAYERS)
+    s = GameState(config, (3, 0, 3, 3), 3, 0)
+    assert "Bob has no chips and skips this turn." in say(roll(s, ". . .").events, PLAYERS)
+    s = GameState(config, (1, 1, 0, 0), 10, 0)
+    assert say(roll(s, "C").events, PLAYERS).endswith(
+        "Bob is the last player with chips and wins the pot of eleven chips!"
+    )
+
+
+def test_wild_decision_names_each_choice_then_the_taking():
+    game = Game(GameConfig.create(PLAYERS, variant="wild"))
+    text = say(game.roll("W W ."), PLAYERS)
+    assert "Two wilds! Ann, take two chips: both from one player, or one each from two. Choose from Bob, Cy or Dee." in text
+    assert "Ann takes one chip from Bob and one chip from Dee." in say(game.choose("Ann", ["Bob", "Dee"]), PLAYERS)
+
+
+def test_undo_roll_off_and_series_are_spoken():
+    config = GameConfig.create(PLAYERS[:3])
+    game = Game(config)
+    game.roll("C . .")
+    assert say([game.undo()], config.players) == "Undone: Ann's roll of C, dot, dot. Ann, it is your turn again."
+    off = RollOff.start(config)
+    events = list(off.opening_events())
+    for who, faces in (("Ann", "6 6 6"), ("Bob", "1 2 3"), ("Cy", "4 4 4")):
+        off, new = off.record(who, faces)
+        events += new
+    text = say(events, config.players)
+    assert "Roll-off for who goes first: Ann, Bob and Cy" in text and text.endswith("Ann goes first, with eighteen.")
+    series = Series.start(config, SeriesRules(first_to=1))
+    _, events = series.record_game(2, first=0)
+    assert say(events, config.players) == "Games won so far: Ann zero, Bob zero, Cy one. Cy wins the series, with one win in one game!"

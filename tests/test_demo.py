@@ -1,0 +1,34 @@
+"""The newcomer's first command: `lcr-pi demo` plays a whole game and says so."""
+
+import pytest
+
+from lcr_pi.cli import main
+
+
+@pytest.mark.parametrize("variant", ["classic", "wild", "wild-win", "last-chip"])
+def test_demo_plays_a_whole_game(capsys, variant):
+    assert main(["demo", "--seed", "7", "--variant", variant, "--players", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "A new game of LCR: Player 1, Player 2, Player 3, Player 4 and Player 5" in out
+    assert out.count(" wins ") >= 1 and "Game over after" in out
+
+
+def test_demo_is_repeatable_with_a_seed(capsys):
+    main(["demo", "--seed", "11"])
+    first = capsys.readouterr().out
+    main(["demo", "--seed", "11"])
+    assert capsys.readouterr().out == first
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--players", "Ann,Bob"], "at least 3 players"),
+        (["demo", "--variant", "turbo"], "unknown variant 'turbo'"),
+        (["demo", "--chips", "0"], "starting chips"),
+    ],
+)
+def test_demo_bad_arguments_get_one_clear_line(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
