@@ -1,0 +1,134 @@
+"""Nothing lost: the game written atomically after every turn, a JSON-lines log, and evidence frames.
+
+A yanked plug can interrupt any write. The state file is therefore replaced atomically (write a
+temporary file in the same folder, flush it to disk, rename it over the old one, flush the folder), so
+after a power cut the file is either the previous turn's or this turn's, never half of each. The log is
+append-only, one JSON object per line, flushed per line; a torn last line is skipped when read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from lcr_pi.errors import UserError
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves either the old or the new content."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems cannot sync a folder; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+class GameStore:
+    """The files of one table under ``state_dir``: ``game.json``, ``game-log.jsonl``, ``evidence/``."""
+
+    def __init__(self, state_dir: str | Path, *, evidence_frames: int = 200):
+        self.dir = Path(state_dir).expanduser()
+        self.state_path = self.dir / "game.json"
+        self.log_path = self.dir / "game-log.jsonl"
+        self.evidence_dir = self.dir / "evidence"
+        self.evidence_frames = evidence_frames
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create the state folder {self.dir} ({exc.strerror})") from None
+
+    # -- the saved game ---------------------------------------------------------------------------
+
+    def save(self, snapshot: dict) -> None:
+        """Write the whole table snapshot (game, series, settings) atomically."""
+        text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"))
+        try:
+            write_atomic(self.state_path, text.encode("utf-8"))
+        except OSError as exc:
+            raise UserError(f"cannot save the game to {self.state_path} ({exc.strerror})") from None
+
+    def load(self) -> dict | None:
+        """The saved snapshot, or None when there is none. A damaged file is named, not loaded."""
+        try:
+            text = self.state_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise UserError(f"cannot read the saved game {self.state_path} ({exc.strerror})") from None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"the saved game {self.state_path} is damaged ({exc.msg}); it was left in place") from None
+
+    def discard(self) -> None:
+        """Forget the saved game (a finished night); the log stays."""
+        try:
+            self.state_path.unlink()
+        except FileNotFoundError:
+            pass
+
+    # -- the log -------------------------------------------------------------------------------
+
+    def log(self, record: dict) -> None:
+        line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+        try:
+            with open(self.log_path, "a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            raise UserError(f"cannot write the game log {self.log_path} ({exc.strerror})") from None
+
+    def read_log(self) -> list[dict]:
+        """Every complete line of the log (a line torn by a power cut is skipped)."""
+        try:
+            lines = self.log_path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        return out
+
+    # -- evidence --------------------------------------------------------------------------------
+
+    def keep_evidence(self, name: str, jpeg: bytes) -> Path | None:
+        """Store one read roll's frame (with the reader's overlay) and drop the oldest beyond the ring."""
+        if self.evidence_frames <= 0:
+            return None
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        path = self.evidence_dir / name
+        write_atomic(path, jpeg)
+        frames = sorted(self.evidence_dir.glob("*.jpg"))
+        for old in frames[: max(0, len(frames) - self.evidence_frames)]:
+            old.unlink(missing_ok=True)
+        return path

@@ -1,0 +1,501 @@
+"""The referee's decisions: what a settled roll or a button press means at this moment of the night.
+
+This is the functional core of ``lcr-pi run``. It holds the game (and series) and answers every input
+with a list of *outputs* — things to say, LED cues, a checkpoint to write — that the shell
+(:mod:`lcr_pi.table`) carries out. No clock, camera, GPIO or file is touched here, so whole nights are
+tested exactly.
+
+The rule it lives by: never announce a wrong roll as a fact. A read the reader is unsure of, the wrong
+number of dice or a cocked die ends in a spoken request, and no chip moves until it is settled.
+
+>>> ref = Referee.new_table(GameConfig.create(["Ann", "Bob", "Cy"]))
+>>> said(ref.start())
+'A new game of LCR: Ann, Bob and Cy, three chips each. Ann goes first. Ann, your turn: roll three dice.'
+>>> said(ref.on_roll(RollObservation(("L", "dot", "C"))))
+'Ann rolled L, dot, C. Pass one chip to Bob on your left and one to the centre. Ann has one chip left. Bob, your turn: roll three dice.'
+>>> said(ref.on_roll(RollObservation(("L", "C"))))
+'Bob rolls three dice, but I see two. Please roll all three dice again.'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_face
+from lcr_pi.errors import UserError
+from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
+from lcr_pi.rules import events as ev
+from lcr_pi.rules.faces import parse_faces
+
+TABLE_FORMAT = "lcr-pi-table"
+TABLE_VERSION = 1
+
+
+# -- inputs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RollObservation:
+    """What a dice source saw when the dice came to rest.
+
+    ``faces`` is the best reading of each die's top face; ``verdict`` is the reader's word on it:
+    "clear", "unsure" (``message`` says which die), "cocked", "obstructed" or "no_dice". Typed rolls are
+    clear by definition: a person read them.
+    """
+
+    faces: tuple[str, ...]
+    verdict: str = "clear"
+    message: str = ""
+    source: str = "camera"
+    evidence: Any = field(default=None, compare=False, repr=False)
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A short sound: "left", "centre", "right", "win" or "attention"."""
+
+    sound: str
+
+
+@dataclass(frozen=True)
+class ShowTurn:
+    seat: int
+
+
+@dataclass(frozen=True)
+class ShowMoves:
+    moves: tuple[ev.ChipMove, ...]
+    next_seat: int | None
+
+
+@dataclass(frozen=True)
+class Celebrate:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Attention:
+    pass
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Save the table now; ``record`` goes to the game log."""
+
+    record: dict
+
+
+@dataclass(frozen=True)
+class KeepEvidence:
+    """Keep this read roll's frame (with the reader's overlay) as evidence."""
+
+    observation: RollObservation
+    label: str
+
+
+def said(outputs) -> str:
+    """The words of a batch of outputs, as one string (for tests and the terminal)."""
+    return " ".join(o.text for o in outputs if isinstance(o, Say))
+
+
+_FACE_CUES = {"L": "left", "C": "centre", "R": "right"}
+
+
+# -- the referee -----------------------------------------------------------------------------------
+
+
+class Referee:
+    """One table's night: games, an optional series, roll-offs, corrections.
+
+    Phases: ``roll_off`` (rolls decide who starts), ``await_roll``, ``confirm_read`` (an unsure read
+    waits for a button or a re-roll), ``await_decision`` (Wild: whom to rob), ``game_over``.
+    """
+
+    def __init__(self, config: GameConfig, *, series_rules: SeriesRules | None = None, first_player: str = ""):
+        self.config = config
+        self.series_rules = series_rules
+        self.series = Series.start(config, series_rules) if series_rules else None
+        self.first_player = first_player
+        self.game: Game | None = None
+        self.phase = "roll_off"
+        self.roll_off: RollOff | None = None
+        self._unsure: RollObservation | None = None
+        self._choice_index: int | None = None
+        self._picked: list[int] = []
+        self._last_words: list[str] = []
+        self._series_before_win: Series | None = None
+        self.turn_label = 0  # counts read rolls, names evidence frames
+
+    @classmethod
+    def new_table(cls, config: GameConfig, **kwargs) -> "Referee":
+        return cls(config, **kwargs)
+
+    # -- starting -------------------------------------------------------------------------------
+
+    def start(self) -> list:
+        """The first words of the night (or of a resumed game)."""
+        if self.game is not None:
+            return self._resume_words()
+        return self._begin_game(self._first_seat_for_new_game())
+
+    def _first_seat_for_new_game(self) -> int | None:
+        if self.series is not None and self.series.games > 0 and not self.series.is_over:
+            return self.series.next_first()
+        first = self.first_player.strip()
+        if first == "roll-off":
+            return None
+        return self.config.seat_of(first) if first else 0
+
+    def _begin_game(self, first: int | None) -> list:
+        self._clear_pending()
+        self._series_before_win = None
+        if first is None:
+            self.phase = "roll_off"
+            self.game = None
+            self.roll_off = RollOff.start(self.config)
+            out = self._speak(announce(self.roll_off.opening_events(), self.config.players))
+            out += [ShowTurn(self.roll_off.next_seat)]
+            return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], keep=True)
+        self.roll_off = None
+        self.game = Game(self.config, first=first)
+        self.phase = "await_roll"
+        out = self._speak(announce(self.game.opening, self.config.players))
+        out.append(ShowTurn(first))
+        out.append(self._checkpoint("game_started"))
+        return out
+
+    def _resume_words(self) -> list:
+        state = self.game.state
+        words = ["Welcome back. The game goes on where it stopped."]
+        words += self._status_words()
+        out = self._speak(words)
+        if self.phase == "await_decision":
+            out += self._speak(announce([self._decision_event()], self.config.players), keep=True)
+        out.append(ShowTurn(state.current))
+        return out
+
+    # -- rolls ------------------------------------------------------------------------------------
+
+    def on_roll(self, obs: RollObservation) -> list:
+        """The dice came to rest (or a roll was typed)."""
+        if self.phase == "roll_off":
+            return self._roll_off_roll(obs)
+        if self.phase == "game_over":
+            return self._speak([self._game_over_prompt()])
+        if self.phase == "await_decision":
+            return self._speak([self._decision_reminder()])
+        if obs.verdict in ("no_dice", "obstructed"):
+            return []  # an empty tray, or a hand still in it: nothing to call yet
+        state = self.game.state
+        player = state.current_player
+        expected = state.dice_to_roll
+        if obs.verdict == "cocked":
+            return [Attention()] + self._speak(
+                [f"A die is leaning and cannot be read. {player}, please roll {self._all(expected)} again."])
+        if len(obs.faces) != expected:
+            return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
+        try:
+            parse_faces(obs.faces, wild_pip=self.config.effective_wild_pip)
+        except UserError as exc:
+            return [Attention()] + self._speak([f"I could not read that roll ({exc}). {player}, please roll again."])
+        if "W" in obs.faces and not self.config.wild:
+            return [Attention()] + self._speak(
+                [f"I see a W face, but this game is not played with Wild dice. {player}, please roll again."])
+        if obs.verdict != "clear":
+            self._unsure = obs
+            self.phase = "confirm_read"
+            reason = obs.message or "I am not sure of the dice"
+            guess = ", ".join(spoken_face(f) for f in obs.faces)
+            return [Attention()] + self._speak([
+                f"{_sentence(reason)} {player}, please roll again. "
+                f"Or, if the dice show {guess}, press confirm."
+            ], keep=True)
+        return self._apply_roll(obs)
+
+    def _apply_roll(self, obs: RollObservation) -> list:
+        self.turn_label += 1
+        out: list = []
+        if obs.evidence is not None:
+            out.append(KeepEvidence(obs, f"{self.turn_label:06d}"))
+        events = self.game.roll(obs.faces)
+        self.phase = "await_roll"
+        self._unsure = None
+        out += self._after_events(events, record={"roll": list(obs.faces), "source": obs.source})
+        return out
+
+    def _after_events(self, events, *, record: dict) -> list:
+        out: list = []
+        for e in events:
+            if isinstance(e, ev.RollResolved):
+                out += [Cue(_FACE_CUES[f]) for f in e.faces if f in _FACE_CUES]
+        out += self._speak(announce(events, self.config.players))
+        state = self.game.state
+        moves = tuple(m for e in events if isinstance(e, (ev.RollResolved, ev.ChipsTaken)) for m in e.moves)
+        won = next((e for e in events if isinstance(e, ev.GameWon)), None)
+        if isinstance(events[-1], ev.DecisionNeeded):
+            self.phase = "await_decision"
+            self._choice_index = None
+            self._picked = []
+            out += self._speak([self._choice_help()], keep=True, extend=True)
+            out.append(ShowMoves(moves, None))
+        elif won is not None:
+            out.append(ShowMoves(moves, None))
+            out += self._game_won(won)
+        else:
+            out.append(ShowMoves(moves, state.current))
+        out.append(self._checkpoint("turn", **record))
+        return out
+
+    def _game_won(self, won: ev.GameWon) -> list:
+        self.phase = "game_over"
+        out: list = [Cue("win"), Celebrate(won.seat)]
+        if self.series is not None:
+            self._series_before_win = self.series
+            self.series, events = self.series.record_game(won.seat, self.game.state.first)
+            out += self._speak(announce(events, self.config.players), extend=True)
+        out += self._speak([self._game_over_prompt()], extend=True)
+        return out
+
+    def _game_over_prompt(self) -> str:
+        if self.series is not None and self.series.is_over:
+            return "Press confirm for a new series."
+        if self.series is not None:
+            return "Press confirm for the next game."
+        return "Press confirm for a new game."
+
+    def _wrong_count(self, player: str, expected: int, seen: int) -> str:
+        if seen > expected:
+            extra = seen - expected
+            return (f"{player} rolls {dice(expected)}, but I see {number(seen)}. "
+                    f"Please take {number(extra)} {'die' if extra == 1 else 'dice'} out and roll {self._all(expected)} again.")
+        return f"{player} rolls {dice(expected)}, but I see {number(seen)}. Please roll {self._all(expected)} again."
+
+    @staticmethod
+    def _all(n: int) -> str:
+        return {1: "the die", 2: "both dice"}.get(n, f"all {number(n)} dice")
+
+    # -- roll-off ---------------------------------------------------------------------------------
+
+    def _roll_off_roll(self, obs: RollObservation) -> list:
+        if obs.verdict in ("no_dice", "obstructed"):
+            return []
+        player = self.roll_off.next_player
+        if obs.verdict != "clear":
+            return [Attention()] + self._speak([f"{_sentence(obs.message or 'I cannot read the dice')} {player}, please roll again."])
+        try:
+            self.roll_off, events = self.roll_off.record(self.roll_off.next_seat, obs.faces)
+        except UserError as exc:
+            return [Attention()] + self._speak([f"{_sentence(str(exc))} {player}, please roll three dice again."])
+        out = self._speak(announce(events, self.config.players))
+        if self.roll_off.winner is not None:
+            return out + self._begin_game(self.roll_off.winner)
+        out.append(ShowTurn(self.roll_off.next_seat))
+        return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], extend=True)
+
+    # -- buttons and keys -------------------------------------------------------------------------
+
+    def on_action(self, action: str, argument: str | None = None) -> list:
+        """A button or key: confirm, choose, undo, repeat, status, new_game."""
+        handler = {
+            "confirm": self._confirm,
+            "choose": self._choose,
+            "undo": self._undo,
+            "repeat": self._repeat,
+            "status": self._status,
+            "new_game": self._new_game,
+        }.get(action)
+        if handler is None:
+            raise UserError(f"unknown action {action!r}")
+        return handler(argument) if action == "choose" else handler()
+
+    def _confirm(self) -> list:
+        if self.phase == "confirm_read":
+            return self._apply_roll(self._unsure)
+        if self.phase == "await_decision":
+            if self._choice_index is None:
+                return self._speak(["Press choose to hear each name, then confirm to pick one."])
+            return self._pick(self._candidates()[self._choice_index])
+        if self.phase == "game_over":
+            if self.series is not None and self.series.is_over:
+                self.series = Series.start(self.config, self.series_rules)
+            return self._begin_game(self._first_seat_for_new_game())
+        return self._speak(["Nothing to confirm."])
+
+    def _choose(self, name: str | None) -> list:
+        if self.phase != "await_decision":
+            return self._speak(["There is nothing to choose now."])
+        candidates = self._candidates()
+        if name is not None:  # typed: "choose Bob"
+            try:
+                seat = self.config.seat_of(name)
+            except UserError as exc:
+                return self._speak([_sentence(str(exc))])
+            if seat not in candidates:
+                names = join_names([self.config.players[s] for s in candidates], "or")
+                return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."])
+            return self._pick(seat)
+        self._choice_index = 0 if self._choice_index is None else (self._choice_index + 1) % len(candidates)
+        seat = candidates[self._choice_index]
+        return [ShowTurn(seat), Say(f"{self.config.players[seat]}?")]
+
+    def _candidates(self) -> list[int]:
+        state = self.game.state
+        pending = state.pending
+        return [s for s in pending.eligible if state.chips[s] - self._picked.count(s) > 0]
+
+    def _pick(self, seat: int) -> list:
+        self._picked.append(seat)
+        pending = self.game.state.pending
+        if len(self._picked) < pending.take:
+            self._choice_index = None
+            return self._speak([f"One chip from {self.config.players[seat]}. Choose the second."])
+        picked, self._picked, self._choice_index = self._picked, [], None
+        try:
+            events = self.game.choose(pending.seat, picked)
+        except UserError as exc:
+            return self._speak([_sentence(str(exc)), self._choice_help()])
+        self.phase = "await_roll"
+        return self._after_events(events, record={"choose": [self.config.players[s] for s in picked]})
+
+    def _undo(self) -> list:
+        if self.game is None or not self.game.can_undo:
+            return self._speak(["Nothing to undo."])
+        was_over = self.phase == "game_over"
+        undone = self.game.undo()
+        self._clear_pending()
+        self.phase = "await_roll"
+        state = self.game.state
+        words = announce([undone], self.config.players)
+        if was_over and self._series_before_win is not None:
+            # Undoing the roll that won a game also takes that win off the series tally.
+            self.series, self._series_before_win = self._series_before_win, None
+            words.append("That win is taken off the tally.")
+        words.append(f"Roll {dice(state.dice_to_roll)}.")
+        return self._speak(words) + [ShowTurn(state.current), self._checkpoint("undo", faces=list(undone.faces))]
+
+    def _repeat(self) -> list:
+        return [Say(line) for line in self._last_words] or self._speak(self._status_words())
+
+    def _status(self) -> list:
+        return self._speak(self._status_words(), keep=False)
+
+    def _status_words(self) -> list[str]:
+        if self.game is None:
+            return [f"Roll-off for who goes first. {self.roll_off.next_player}, roll three dice."]
+        state = self.game.state
+        held = ", ".join(f"{name} {chips(n)}" for name, n in zip(self.config.players, state.chips))
+        words = [f"{held}. {_cap(chips(state.pot))} in the centre."]
+        if self.series is not None:
+            tally = ", ".join(f"{name} {number(w)}" for name, w in zip(self.config.players, self.series.wins))
+            words.append(f"Games won: {tally}.")
+        if self.phase == "game_over":
+            words.append(f"{self.config.players[state.winner]} won this game. {self._game_over_prompt()}")
+        elif self.phase == "await_decision":
+            words.append(self._decision_reminder())
+        else:
+            words.append(f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}.")
+        return words
+
+    def _new_game(self) -> list:
+        out = self._speak(["Starting a new game."])
+        if self.series is not None and self.series.is_over:
+            self.series = Series.start(self.config, self.series_rules)
+        first = self.game.state.first if self.game is not None else self._first_seat_for_new_game()
+        return out + self._begin_game(first)
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _decision_event(self) -> ev.DecisionNeeded:
+        p = self.game.state.pending
+        return ev.DecisionNeeded(p.seat, self.config.players[p.seat], p.take, p.eligible)
+
+    def _decision_reminder(self) -> str:
+        p = self.game.state.pending
+        return f"{self.config.players[p.seat]} must first choose whom to take {chips(p.take)} from. {self._choice_help()}"
+
+    @staticmethod
+    def _choice_help() -> str:
+        return "Press choose to hear each name, and confirm to pick."
+
+    def _clear_pending(self) -> None:
+        self._unsure = None
+        self._choice_index = None
+        self._picked = []
+
+    def _speak(self, lines, *, keep: bool = True, extend: bool = False) -> list:
+        lines = [line for line in lines if line]
+        if keep:
+            self._last_words = (self._last_words + lines) if extend else list(lines)
+        return [Say(line) for line in lines]
+
+    def _checkpoint(self, what: str, **details) -> Checkpoint:
+        state = self.game.state
+        record = {"what": what, **details, "chips": list(state.chips), "pot": state.pot,
+                  "current": state.current, "winner": state.winner}
+        return Checkpoint(record)
+
+    # -- saving -----------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict:
+        """Everything needed to resume after a power cut, as plain JSON data."""
+        return {
+            "format": TABLE_FORMAT,
+            "version": TABLE_VERSION,
+            "config": self.config.to_dict(),
+            "series": self.series.to_dict() if self.series is not None else None,
+            "series_before_win": self._series_before_win.to_dict() if self._series_before_win else None,
+            "first_player": self.first_player,
+            "phase": self.phase,
+            "game": self.game.to_dict() if self.game is not None else None,
+            "turn_label": self.turn_label,
+        }
+
+    @classmethod
+    def restore(cls, data: dict, *, source: str = "saved table") -> "Referee":
+        """Rebuild the table from :meth:`snapshot`; a damaged snapshot is refused with ``source`` named."""
+        if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT:
+            raise UserError(f"{source} is not an lcr-pi table save")
+        if data.get("version") != TABLE_VERSION:
+            raise UserError(f"{source} has version {data.get('version')!r}; this lcr-pi reads {TABLE_VERSION}")
+        try:
+            config = GameConfig.from_dict(data["config"])
+            series = Series.from_dict(config, data["series"]) if data.get("series") else None
+            ref = cls(config, series_rules=series.rules if series else None, first_player=data.get("first_player", ""))
+            ref.series = series
+            if data.get("series_before_win"):
+                ref._series_before_win = Series.from_dict(config, data["series_before_win"])
+            ref.turn_label = int(data.get("turn_label", 0))
+            if data.get("game") is None:
+                return ref  # saved during a roll-off: it simply starts again
+            ref.game = Game.from_dict(data["game"], source=source)
+        except KeyError as exc:
+            raise UserError(f"{source} has no {exc.args[0]!r}") from None
+        state = ref.game.state
+        if state.is_over:
+            ref.phase = "game_over"
+        elif state.pending is not None:
+            ref.phase = "await_decision"
+        else:
+            ref.phase = "await_roll"  # an unsure read in flight is simply rolled again
+        return ref
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]

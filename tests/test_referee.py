@@ -1,0 +1,196 @@
+"""The referee's decisions, exactly: what it says and does for each settled roll and button."""
+
+import pytest
+
+from lcr_pi.errors import UserError
+from lcr_pi.referee import (
+    Attention,
+    Celebrate,
+    Checkpoint,
+    KeepEvidence,
+    Referee,
+    RollObservation,
+    ShowMoves,
+    ShowTurn,
+    said,
+)
+from lcr_pi.rules import GameConfig, SeriesRules
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+
+
+def clear(*faces, **kw):
+    return RollObservation(tuple(faces), **kw)
+
+
+def table(variant="classic", players=PLAYERS, **kw):
+    ref = Referee(GameConfig.create(players, variant=variant), **kw)
+    ref.start()
+    return ref
+
+
+def test_a_clear_roll_moves_chips_lights_the_moves_and_checkpoints():
+    ref = table()
+    out = ref.on_roll(clear("L", "dot", "C", evidence="frame"))
+    assert ref.game.state.chips == (1, 4, 3)
+    moves = next(o for o in out if isinstance(o, ShowMoves))
+    assert [m.face for m in moves.moves] == ["L", "C"] and moves.next_seat == 1
+    assert any(isinstance(o, KeepEvidence) for o in out)
+    checkpoint = next(o for o in out if isinstance(o, Checkpoint))
+    assert checkpoint.record["roll"] == ["L", "dot", "C"] and checkpoint.record["chips"] == [1, 4, 3]
+
+
+@pytest.mark.parametrize(
+    "obs, words",
+    [
+        (RollObservation(("L", "C", "R"), verdict="unsure", message="the die at the top left is unclear"),
+         "The die at the top left is unclear. Ann, please roll again. Or, if the dice show L, C, R, press confirm."),
+        (RollObservation(("L", "C", "R"), verdict="cocked"),
+         "A die is leaning and cannot be read. Ann, please roll all three dice again."),
+        (clear("L", "C", "R", "dot"),
+         "Ann rolls three dice, but I see four. Please take one die out and roll all three dice again."),
+        (clear("L"), "Ann rolls three dice, but I see one. Please roll all three dice again."),
+        (clear("W", ".", "."), "I see a W face, but this game is not played with Wild dice. Ann, please roll again."),
+    ],
+)
+def test_doubtful_rolls_move_nothing_and_say_why(obs, words):
+    ref = table()
+    out = ref.on_roll(obs)
+    assert said(out) == words
+    assert isinstance(out[0], Attention)
+    assert ref.game.state.chips == (3, 3, 3) and ref.game.state.rolls == 0
+
+
+def test_an_unsure_read_is_settled_by_confirm_or_by_a_new_roll():
+    ref = table()
+    ref.on_roll(RollObservation(("L", "C", "R"), verdict="unsure", message="die 2 is unclear"))
+    assert ref.phase == "confirm_read"
+    ref.on_action("confirm")
+    assert ref.game.state.chips == (0, 4, 4)
+    ref.on_roll(RollObservation((".", ".", "."), verdict="unsure", message="die 1 is unclear"))
+    ref.on_roll(clear("C", ".", "."))  # Bob rolled again; the clear read wins
+    assert ref.game.state.chips == (0, 3, 4) and ref.phase == "await_roll"
+
+
+def test_empty_tray_and_hands_are_ignored():
+    ref = table()
+    assert ref.on_roll(RollObservation((), verdict="no_dice")) == []
+    assert ref.on_roll(RollObservation((), verdict="obstructed")) == []
+
+
+def test_players_without_chips_are_skipped_aloud():
+    ref = table(players=["Ann", "Bob", "Cy", "Dee"])
+    out = ref.on_roll(clear("L", "L", "L"))  # Ann 0, Bob 6
+    assert "Ann has no chips left." in said(out)
+    ref.on_roll(clear(".", ".", "."))  # Bob
+    ref.on_roll(clear(".", ".", "."))  # Cy
+    out = ref.on_roll(clear(".", ".", "."))  # Dee; Ann is skipped
+    assert said(out).endswith("Ann has no chips and skips this turn. Bob, your turn: roll three dice.")
+    assert ShowMoves((), 1) in out
+
+
+def test_winning_then_confirm_starts_the_next_game():
+    ref = Referee(GameConfig.create(PLAYERS))
+    ref.start()
+    for faces in (("L", "L", "L"), ("L", "L", "L"), ("L", "L", "L")):
+        ref.on_roll(clear(*faces))
+    # Ann 3->0 gives Bob 6; Bob gives Cy 3 -> Bob 3, Cy 6; Cy gives Ann 3 -> Cy 3, Ann 3: keep going
+    ref.on_roll(clear("C", "C", "C"))  # Ann 0
+    ref.on_roll(clear("C", "C", "C"))  # Bob 0 -> Cy is the last holder
+    assert ref.phase == "game_over" and ref.game.state.winner == 2
+    out = ref.on_roll(clear("L", "L", "L"))
+    assert said(out) == "Press confirm for a new game."
+    out = ref.on_action("confirm")
+    assert said(out).startswith("A new game of LCR") and ref.game.state.chips == (3, 3, 3)
+
+
+def test_wild_decision_by_buttons_names_each_choice():
+    ref = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    out = ref.on_roll(clear("W", "W", "."))
+    assert "Choose from Bob, Cy or Dee" in said(out) and ref.phase == "await_decision"
+    assert said(ref.on_action("confirm")) == "Press choose to hear each name, then confirm to pick one."
+    assert said(ref.on_action("choose")) == "Bob?"
+    out = ref.on_action("choose")
+    assert said(out) == "Cy?" and ShowTurn(2) in out
+    assert said(ref.on_action("confirm")) == "One chip from Cy. Choose the second."
+    ref.on_action("choose")  # Bob
+    out = ref.on_action("confirm")
+    assert "Ann takes one chip from Bob and one chip from Cy." in said(out)
+    assert ref.game.state.chips == (5, 2, 2, 3) and ref.phase == "await_roll"
+
+
+def test_wild_decision_typed_by_name_refuses_impossible_choices():
+    ref = table("wild")
+    ref.on_roll(clear("W", ".", "."))
+    assert said(ref.on_action("choose", "Ann")) == "Ann cannot be chosen. Choose Bob or Cy."
+    assert "No player called 'Zed'" in said(ref.on_action("choose", "Zed"))
+    assert "must first choose" in said(ref.on_roll(clear(".", ".", ".")))
+    ref.on_action("choose", "cy")
+    assert ref.game.state.chips == (4, 3, 2)
+
+
+def test_undo_repeat_and_status():
+    ref = table()
+    ref.on_roll(clear("L", ".", "."))
+    words = said(ref.on_action("repeat"))
+    assert words.startswith("Ann rolled L, dot, dot.")
+    assert said(ref.on_action("status")) == (
+        "Ann two chips, Bob four chips, Cy three chips. No chips in the centre. It is Bob's turn: roll three dice."
+    )
+    out = ref.on_action("undo")
+    assert said(out) == "Undone: Ann's roll of L, dot, dot. Ann, it is your turn again. Roll three dice."
+    assert ref.game.state.chips == (3, 3, 3) and ShowTurn(0) in out
+    assert said(ref.on_action("undo")) == "Nothing to undo."
+    with pytest.raises(UserError, match="unknown action 'dance'"):
+        ref.on_action("dance")
+
+
+def test_new_game_by_long_press_resets_the_chips():
+    ref = table()
+    ref.on_roll(clear("C", "C", "C"))
+    out = ref.on_action("new_game")
+    assert said(out).startswith("Starting a new game. A new game of LCR")
+    assert ref.game.state.chips == (3, 3, 3)
+
+
+def test_roll_off_decides_who_starts_and_ties_roll_again():
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    out = ref.start()
+    assert said(out).startswith("Roll-off for who goes first") and ref.phase == "roll_off"
+    ref.on_roll(clear("6", "6", "1"))
+    ref.on_roll(clear("5", "5", "3"))
+    out = ref.on_roll(clear("1", "1", "1"))
+    assert "A tie! Ann and Bob, roll again." in said(out)
+    ref.on_roll(clear("2", "2", "2"))
+    out = ref.on_roll(clear("6", "6", "6"))
+    assert "Bob goes first, with eighteen." in said(out) and ref.game.state.current == 1
+
+
+def test_series_tally_next_starter_and_undoing_a_win():
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="winner"))
+    ref.start()
+    for faces in (("C", "C", "C"), ("C", "C", "C")):
+        out = ref.on_roll(clear(*faces))
+    assert "Games won so far: Ann zero, Bob zero, Cy one." in said(out)
+    assert any(isinstance(o, Celebrate) for o in out)
+    out = ref.on_action("undo")
+    assert "That win is taken off the tally." in said(out) and ref.series.wins == (0, 0, 0)
+    ref.on_roll(clear("C", "C", "C"))
+    assert ref.series.wins == (0, 0, 1)
+    ref.on_action("confirm")
+    assert ref.game.state.first == 2  # the winner starts the next game
+
+
+def test_snapshot_restores_mid_decision_and_mid_series():
+    ref = Referee(GameConfig.create(PLAYERS, variant="wild"), series_rules=SeriesRules(best_of=3))
+    ref.start()
+    ref.on_roll(clear("W", ".", "."))
+    snap = ref.snapshot()
+    again = Referee.restore(snap)
+    assert again.phase == "await_decision" and again.game.state == ref.game.state
+    words = said(again.start())
+    assert words.startswith("Welcome back. The game goes on where it stopped.")
+    assert "Ann must first choose whom to take one chip from" in words
+    assert again.snapshot() == snap
+    with pytest.raises(UserError, match="not an lcr-pi table save"):
+        Referee.restore({"format": "something else"})
