@@ -96,9 +96,14 @@ class GameStore:
     # -- the log -------------------------------------------------------------------------------
 
     def log(self, record: dict) -> None:
-        line = json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+        line = (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
         try:
-            with open(self.log_path, "a", encoding="utf-8") as f:
+            with open(self.log_path, "a+b") as f:
+                # A power cut can leave a torn last line; start on a fresh line so ours stays whole.
+                if f.seek(0, os.SEEK_END) > 0:
+                    f.seek(-1, os.SEEK_END)
+                    if f.read(1) != b"\n":
+                        line = b"\n" + line
                 f.write(line)
                 f.flush()
                 os.fsync(f.fileno())

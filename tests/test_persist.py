@@ -1,0 +1,70 @@
+"""Nothing lost: atomic saves, a log that survives a torn line, a bounded evidence ring."""
+
+import os
+
+import pytest
+
+from lcr_pi.errors import UserError
+from lcr_pi.persist import GameStore, write_atomic
+
+
+def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path):
+    path = tmp_path / "game.json"
+    write_atomic(path, b"one")
+    write_atomic(path, b"two")
+    assert path.read_bytes() == b"two"
+    assert os.listdir(tmp_path) == ["game.json"]
+
+
+def test_a_failed_write_keeps_the_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "game.json"
+    write_atomic(path, b"turn 1")
+
+    def power_cut(*args):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", power_cut)
+    with pytest.raises(OSError):
+        write_atomic(path, b"turn 2")
+    assert path.read_bytes() == b"turn 1"
+    assert os.listdir(tmp_path) == ["game.json"]
+
+
+def test_store_saves_loads_and_names_a_damaged_file(tmp_path):
+    store = GameStore(tmp_path / "state")
+    assert store.load() is None
+    store.save({"a": 1})
+    assert store.load() == {"a": 1}
+    store.state_path.write_text('{"a": ')
+    with pytest.raises(UserError, match="the saved game .*game.json is damaged"):
+        store.load()
+    store.discard()
+    assert store.load() is None
+
+
+def test_log_skips_a_line_torn_by_a_power_cut(tmp_path):
+    store = GameStore(tmp_path)
+    store.log({"turn": 1})
+    with open(store.log_path, "a") as f:
+        f.write('{"turn": 2, "ro')
+    store.log({"turn": 3})
+    assert store.read_log() == [{"turn": 1}, {"turn": 3}]
+
+
+def test_evidence_ring_keeps_the_newest(tmp_path):
+    store = GameStore(tmp_path, evidence_frames=3)
+    for i in range(5):
+        store.keep_evidence(f"{i:04d}.jpg", b"jpeg")
+    assert sorted(p.name for p in store.evidence_dir.iterdir()) == ["0002.jpg", "0003.jpg", "0004.jpg"]
+
+
+def test_read_only_folder_is_named(tmp_path):
+    if os.geteuid() == 0:
+        target = "/proc/lcr-pi-state"  # root can write anywhere else; /proc refuses everyone
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        target = ro / "state"
+    with pytest.raises(UserError, match="cannot create the state folder"):
+        GameStore(target)
