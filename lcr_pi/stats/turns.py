@@ -115,11 +115,8 @@ def resolve_rolls(
         three = np.flatnonzero(n_wild == 3)
         if three.size:
             if rules.three_wilds == "win":
-                # The roller wins at once, taking the pot and everyone's chips.
+                # The roller wins at once; like the engine, the chips stay where the roll left them.
                 winner[three] = roller[three]
-                chips[three] = 0
-                chips[three, roller[three]] = total
-                pot[three] = 0
             else:
                 chips[three, roller[three]] += pot[three]
                 pot[three] = 0
