@@ -1,0 +1,75 @@
+"""``lcr-pi eval DIR``: measure the dice reader on a labelled roll folder.
+
+The metrics and exactly how unsure images and dice count are defined in
+:mod:`lcr_pi.vision.evaluate`. This module is the thin shell: it reads files, times the reader
+and prints.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+HELP = "Measure the dice reader on a labelled roll folder (labels.jsonl + images)."
+
+JSON_KEYS = ("die_accuracy", "image_accuracy", "recall", "precision", "unsure_rate",
+             "silent_error_rate", "ms_per_image_median")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("folder", metavar="DIR", help="folder holding labels.jsonl and the images it names")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the metrics")
+    parser.add_argument("--kind", choices=["auto", "pip", "lcr", "wild"], default="auto",
+                        help="which dice are on the tray (default: decide from the frame)")
+    parser.add_argument("--models", default=None, help="folder with the model files (default: the shipped models/)")
+    parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
+    parser.add_argument("--errors", action="store_true", help="list every image that was not read correctly")
+
+
+def evaluate_folder(folder, read, kind: str = "auto", limit: int | None = None, items=None):
+    """Run ``read(frame, dice_kind=kind)`` over a labelled folder; return (metrics, per-image rows).
+
+    The folder is validated (labels and image files) before the first image is read.
+    """
+    from lcr_pi.vision.dataset import load_roll_folder, read_image
+    from lcr_pi.vision.evaluate import score_image, summarize
+
+    if items is None:
+        items = load_roll_folder(folder)
+    items = items[:limit]
+    scores, times, rows = [], [], []
+    for item in items:
+        frame = read_image(item.image_path)
+        start = time.perf_counter()
+        reading = read(frame, dice_kind=kind)
+        times.append((time.perf_counter() - start) * 1000)
+        score = score_image(item, reading)
+        scores.append(score)
+        rows.append((item, reading, score))
+    return summarize(scores, times), rows
+
+
+def run(args) -> int:
+    from lcr_pi.vision.dataset import load_roll_folder
+    from lcr_pi.vision.reader import DiceReader
+
+    items = load_roll_folder(args.folder)  # report label problems before loading models
+    reader = DiceReader(args.models)
+    metrics, rows = evaluate_folder(args.folder, reader.read, args.kind, args.limit, items)
+    if args.json:
+        print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS} | {"images": metrics["images"], "dice": metrics["dice"]}))
+    else:
+        print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice")
+        print(f"  die accuracy      {metrics['die_accuracy']:.2%}")
+        print(f"  image accuracy    {metrics['image_accuracy']:.2%}")
+        print(f"  detection recall  {metrics['recall']:.2%}   precision {metrics['precision']:.2%}")
+        print(f"  unsure images     {metrics['unsure_rate']:.2%}")
+        print(f"  silent errors     {metrics['silent_error_rate']:.2%}  (sure and wrong)")
+        print(f"  median time       {metrics['ms_per_image_median']:.1f} ms per image")
+    if args.errors:
+        for item, reading, score in rows:
+            if not score.correct:
+                kind = "SILENT" if score.silent_error else "unsure"
+                print(f"{kind:7s} {item.image_path.name}: labelled {sorted(item.faces)} read {sorted(reading.faces)} "
+                      f"[{reading.verdict}] {reading.message}")
+    return 0

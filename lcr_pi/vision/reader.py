@@ -1,0 +1,271 @@
+"""Read the dice on the tray from one camera frame.
+
+>>> reader = DiceReader()                                   # doctest: +SKIP
+>>> reading = reader.read(frame, dice_kind="lcr")           # doctest: +SKIP
+>>> reading.verdict, reading.faces, reading.message         # doctest: +SKIP
+('clear', ('L', 'dot', 'C'), 'Read 3 dice: L, dot, C.')
+
+Pipeline (all on plain arrays; the models are ONNX files run by ``cv2.dnn``, no torch):
+
+1. check the frame (type, shape, blank);
+2. :mod:`lcr_pi.vision.detect` finds top-face centres and sizes on a 448 px copy of the frame;
+3. :mod:`lcr_pi.vision.classify` names each face from a crop of the full-resolution frame;
+4. the dice kind (pip or LCR) is decided from all dice together unless the caller says;
+5. each die gets a confidence; anything below the calibrated threshold, a die-like blob the
+   detector only half believes in, or a die with no flat face makes the frame not ``clear``.
+
+Verdicts: ``clear`` (every die read with confidence), ``unsure`` (``unsure_dice`` lists the dice
+in doubt and ``message`` names them by position), ``cocked`` (a die leans on another or on the
+wall: the table re-rolls it), ``obstructed`` (the frame is blurred by motion, so nothing in it can
+be trusted), ``no_dice`` (nothing die-like, or a blank frame).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from lcr_pi.errors import UserError
+from lcr_pi.vision.classify import CLASSES, crop_die, crops_to_blob, softmax
+from lcr_pi.vision.detect import decode_detections, prepare_detector_input
+
+DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
+DICE_KINDS = ("auto", "pip", "lcr", "wild")
+VERDICTS = ("clear", "unsure", "obstructed", "cocked", "no_dice")
+
+_PIP = [CLASSES.index(c) for c in ("1", "2", "3", "4", "5", "6")]
+_LCR = [CLASSES.index(c) for c in ("1", "L", "C", "R")]
+_WILD = _LCR + [CLASSES.index("W")]
+_COCKED = CLASSES.index("cocked")
+_BACKGROUND = CLASSES.index("background")
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    """Thresholds; defaults are overridden by ``models/reader.json`` written by calibration."""
+
+    sure_confidence: float = 0.9  # a face below this is "unsure"
+    sure_detection: float = 0.4  # detector peaks below this are doubtful
+    doubt_detection: float = 0.2  # ...and below this are ignored
+    drop_background: float = 0.5  # a doubtful peak the classifier calls background is ignored
+    sure_background: float = 0.9  # a sure peak the classifier is sure is background is ignored
+    cocked_probability: float = 0.5  # a die whose "cocked" share is above this is cocked
+    blank_std: float = 4.0  # grey-level spread below which a frame is blank
+
+    @classmethod
+    def from_json(cls, path: Path) -> "ReaderSettings":
+        data = json.loads(path.read_text())
+        known = {k: float(v) for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die: its top face, how sure the reader is, and where it is (frame pixels)."""
+
+    face: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    corners: tuple[tuple[float, float], ...]
+    centre: tuple[float, float]
+    where: str
+    sure: bool
+    cocked: bool = False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one frame; ``verdict`` says whether the faces can be announced."""
+
+    dice: tuple[DieReading, ...]
+    verdict: str
+    unsure_dice: tuple[int, ...] = ()
+    message: str = ""
+    kind: str = "pip"
+    probabilities: tuple = field(default=(), repr=False, compare=False)
+
+    @property
+    def faces(self) -> tuple[str, ...]:
+        return tuple(d.face for d in self.dice)
+
+    @property
+    def clear(self) -> bool:
+        return self.verdict == "clear"
+
+
+def describe_position(cx: float, cy: float, width: int, height: int) -> str:
+    """Where a point is in the frame, in words a person at the table understands.
+
+    >>> describe_position(10, 10, 300, 300), describe_position(150, 150, 300, 300)
+    ('top left', 'centre')
+    >>> describe_position(290, 150, 300, 300)
+    'right'
+    """
+    col = min(2, int(3 * cx / max(width, 1)))
+    row = min(2, int(3 * cy / max(height, 1)))
+    vertical = ("top", "", "bottom")[max(row, 0)]
+    horizontal = ("left", "", "right")[max(col, 0)]
+    return " ".join(p for p in (vertical, horizontal) if p) or "centre"
+
+
+def check_frame(frame) -> np.ndarray:
+    """Return the frame as a contiguous BGR uint8 array, or raise UserError saying what is wrong.
+
+    Grey (H, W) and BGRA (H, W, 4) frames are converted.
+
+    >>> check_frame(np.zeros((4, 4), np.float32))
+    Traceback (most recent call last):
+    ...
+    lcr_pi.errors.UserError: frame must be 8-bit (uint8) pixels, got float32
+    """
+    if not isinstance(frame, np.ndarray):
+        raise UserError(f"frame must be a numpy image array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise UserError(f"frame must be 8-bit (uint8) pixels, got {frame.dtype}")
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR) if frame.size else frame
+    elif frame.ndim == 3 and frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR) if frame.size else frame
+    elif frame.ndim == 3 and frame.shape[2] == 1:
+        frame = cv2.cvtColor(frame[:, :, 0], cv2.COLOR_GRAY2BGR) if frame.size else frame
+    elif not (frame.ndim == 3 and frame.shape[2] == 3):
+        raise UserError(f"frame must be a colour image of shape (height, width, 3), got shape {frame.shape}")
+    if frame.size == 0:
+        raise UserError(f"frame is empty (shape {frame.shape})")
+    if min(frame.shape[:2]) < 32:
+        raise UserError(f"frame is too small to hold dice ({frame.shape[1]}x{frame.shape[0]} pixels)")
+    return np.ascontiguousarray(frame)
+
+
+class DiceReader:
+    """Loads the models once; call :meth:`read` for each frame (it keeps no state between frames)."""
+
+    def __init__(self, models_dir: str | Path | None = None, settings: ReaderSettings | None = None):
+        models_dir = Path(models_dir) if models_dir is not None else DEFAULT_MODELS
+        detector, classifier = models_dir / "dice_detector.onnx", models_dir / "dice_faces.onnx"
+        for path in (detector, classifier):
+            if not path.is_file():
+                raise UserError(f"missing model file {path} (train with: python -m lcr_pi.vision.training all)")
+        try:
+            self._detector = cv2.dnn.readNetFromONNX(str(detector))
+            self._classifier = cv2.dnn.readNetFromONNX(str(classifier))
+        except cv2.error as exc:
+            raise UserError(f"cannot load dice models from {models_dir}: {exc.msg.strip() if hasattr(exc, 'msg') else exc}") from None
+        if settings is None:
+            settings_file = models_dir / "reader.json"
+            settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()
+        self.settings = settings
+
+    def read(self, frame, *, dice_kind: str = "auto", calibration=None) -> Reading:
+        """Read one BGR frame. ``calibration`` (tray region, die size) is reserved for issue 5."""
+        if dice_kind not in DICE_KINDS:
+            raise UserError(f"dice kind must be one of {', '.join(DICE_KINDS)}, got {dice_kind!r}")
+        frame = check_frame(frame)
+        st = self.settings
+        blob, scale = prepare_detector_input(frame)
+        if float(blob.std()) * 255 < st.blank_std:
+            return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
+        self._detector.setInput(blob)
+        dets = decode_detections(self._detector.forward(), scale, doubt=st.doubt_detection)
+        if not dets:
+            return Reading((), "no_dice", message="No dice seen on the tray.")
+        crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
+        self._classifier.setInput(crops_to_blob(crops))
+        probs = softmax(self._classifier.forward().reshape(len(dets), len(CLASSES)))
+        return interpret(dets, probs, frame.shape, dice_kind, st)
+
+
+def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
+    if dice_kind != "auto":
+        return dice_kind
+    if len(probs) == 0:
+        return "pip"
+    pip_only = probs[:, [CLASSES.index(c) for c in ("2", "3", "4", "5", "6")]].sum()
+    lcr_only = probs[:, [CLASSES.index(c) for c in ("L", "C", "R", "W")]].sum()
+    if lcr_only <= pip_only:
+        return "pip"
+    return "wild" if probs[:, CLASSES.index("W")].sum() >= 0.5 else "lcr"
+
+
+def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings) -> Reading:
+    """Turn detections and class probabilities into a Reading (pure; no models involved)."""
+    height, width = shape[:2]
+    keep = []
+    for i, d in enumerate(dets):
+        p_bg = probs[i, _BACKGROUND]
+        if p_bg >= st.sure_background or (d.score < st.sure_detection and p_bg >= st.drop_background):
+            continue
+        keep.append(i)
+    if not keep:
+        return Reading((), "no_dice", message="No dice seen on the tray.")
+    probs_kept = probs[keep]
+    kind = _choose_kind(probs_kept, dice_kind)
+    allowed = _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
+    dice, unsure, cocked = [], [], []
+    for j, i in enumerate(keep):
+        d, p = dets[i], probs[i]
+        faces_p = p[allowed]
+        total = faces_p.sum() + p[_COCKED] + p[_BACKGROUND]
+        best = int(np.argmax(faces_p))
+        confidence = float(faces_p[best] / total)
+        name = CLASSES[allowed[best]]
+        if name == "1" and kind != "pip":
+            name = "dot"
+        is_cocked = float(p[_COCKED] / total) >= st.cocked_probability
+        sure = (not is_cocked and confidence >= st.sure_confidence and d.score >= st.sure_detection)
+        corners = tuple((float(x), float(y)) for x, y in d.corners())
+        dice.append(DieReading(
+            face=name, confidence=round(confidence, 4), box=tuple(float(v) for v in d.box),
+            corners=corners, centre=(float(d.cx), float(d.cy)),
+            where=describe_position(d.cx, d.cy, width, height), sure=sure, cocked=is_cocked,
+        ))
+        if is_cocked:
+            cocked.append(j)
+        elif not sure:
+            unsure.append(j)
+    order = sorted(range(len(dice)), key=lambda k: (dice[k].centre[1] // max(1.0, height / 6), dice[k].centre[0]))
+    dice = [dice[k] for k in order]
+    remap = {old: new for new, old in enumerate(order)}
+    unsure = sorted(remap[k] for k in unsure)
+    cocked = sorted(remap[k] for k in cocked)
+    faces = ", ".join(d.face for d in dice)
+    if cocked:
+        named = _name_dice([dice[k] for k in cocked])
+        return Reading(tuple(dice), "cocked", tuple(sorted(cocked + unsure)),
+                       f"{named} {'is' if len(cocked) == 1 else 'are'} cocked (not flat): re-roll {'it' if len(cocked) == 1 else 'them'}.",
+                       kind, tuple(map(tuple, probs_kept[order])))
+    if unsure:
+        named = _name_dice([dice[k] for k in unsure])
+        return Reading(tuple(dice), "unsure", tuple(unsure),
+                       f"Not sure about {named}; please check or re-roll.", kind, tuple(map(tuple, probs_kept[order])))
+    return Reading(tuple(dice), "clear", (), f"Read {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {faces}.",
+                   kind, tuple(map(tuple, probs_kept[order])))
+
+
+def _name_dice(dice: list[DieReading]) -> str:
+    """'the die at the top left' / 'the dice at the top left and centre'.
+
+    >>> d = DieReading("4", 0.5, (0, 0, 1, 1), (), (0, 0), "top left", False)
+    >>> _name_dice([d]), _name_dice([d, d])
+    ('the die at the top left', 'the dice at the top left and top left')
+    """
+    places = [d.where for d in dice]
+    if len(places) == 1:
+        return f"the die at the {places[0]}"
+    return f"the dice at the {', '.join(places[:-1])} and {places[-1]}"
+
+
+_DEFAULT_READER: DiceReader | None = None
+
+
+def read_dice(frame, *, dice_kind: str = "auto", calibration=None) -> Reading:
+    """Read one frame with the shipped models (loaded on first use, then reused)."""
+    global _DEFAULT_READER
+    if _DEFAULT_READER is None:
+        _DEFAULT_READER = DiceReader()
+    return _DEFAULT_READER.read(frame, dice_kind=dice_kind, calibration=calibration)

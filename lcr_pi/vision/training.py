@@ -1,0 +1,508 @@
+"""Train the dice detector and face classifier and export them to ONNX in ``models/``.
+
+Run (needs the ``train`` extra: PyTorch CPU and onnx)::
+
+    nice -n 10 python -m lcr_pi.vision.training all --data ../shared/data --out models --seed 0
+
+Steps: ``scenes`` renders synthetic scenes (train pool only) into a cache, ``detector`` trains
+the detector, ``classifier`` trains the face classifier (it uses the detector to find the true
+size of matteop65 dice, whose labels only box the pip pattern, and to mine hard negatives), and
+``calibrate`` picks the confidence threshold on held-out *train* images (never on ``test``).
+``all`` runs them in order. Everything is seeded: the same seed, data and library versions give
+the same models (up to floating-point differences between machines).
+
+Data used:
+
+* ``nell-byler-d6/train`` (whole-die boxes): detector (centre, size) and classifier crops;
+* ``matteop65-d6/train`` (pip boxes only): detector centres (the pip pattern is centred on the
+  face, so its centre is the face's centre; the size loss is masked), classifier crops sized by
+  the detector;
+* synthetic scenes from :mod:`lcr_pi.vision.render` with ``pool="train"`` (pip, LCR and wild
+  dice, some cocked), never the ``holdout`` pool or the ``pi-black-tray`` preset;
+* 15% of each real train set (chosen by a hash of the file name) is held out from training and
+  used only to calibrate the confidence threshold.
+
+torch is imported only inside functions: ``lcr_pi`` must import without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from lcr_pi.vision.classify import CLASSES, CROP_SCALE, CROP_SIZE, crop_die, crops_to_blob
+from lcr_pi.vision.dataset import load_roll_folder, read_image
+from lcr_pi.vision.detect import DETECT_LONG_SIDE, STRIDE, decode_detections, prepare_detector_input
+
+PATCH = 256
+REGION = 96  # classifier training regions are cut at REGION px covering REGION_SCALE * face
+REGION_SCALE = 2.6
+
+
+@dataclass
+class Sample:
+    """A training frame: dice centres, face sizes (None if unknown), angles (None if unknown)."""
+
+    image: np.ndarray
+    centres: list[tuple[float, float]]
+    sizes: list[tuple[float, float] | None]
+    angles: list[float | None]
+    faces: list[str]
+    held_out: bool = False
+    source: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _held_out(name: str) -> bool:
+    return int(hashlib.sha1(name.encode()).hexdigest(), 16) % 100 < 15
+
+
+def load_real(data: Path) -> list[Sample]:
+    samples = []
+    for set_name in ("nell-byler-d6", "matteop65-d6"):
+        folder = data / set_name / "train"
+        if not folder.is_dir():
+            print(f"skip {folder}: absent")
+            continue
+        for item in load_roll_folder(folder):
+            image = read_image(item.image_path)
+            centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in item.boxes]
+            if item.box_kind == "die":
+                sizes = [(b[2] - b[0], b[3] - b[1]) for b in item.boxes]
+            else:
+                sizes = [None] * len(centres)
+            samples.append(
+                Sample(image, centres, sizes, [None] * len(centres), list(item.faces),
+                       held_out=_held_out(item.image_path.name), source=set_name,
+                       extra={"pip_boxes": item.boxes if item.box_kind == "pip" else None})
+            )
+    return samples
+
+
+def _guess_size(sample: Sample, i: int) -> float:
+    """Rough face size for a die whose labels box only the pips (used for heatmap spread only)."""
+    if sample.sizes[i] is not None:
+        return max(sample.sizes[i])
+    pips = sample.extra.get("pip_boxes")
+    guesses = [max(b[2] - b[0], b[3] - b[1]) / 0.68 for b, f in zip(pips, sample.faces) if f != "1"]
+    return float(np.median(guesses)) if guesses else 0.12 * max(sample.image.shape[:2])
+
+
+# ----------------------------------------------------------------------------- synthetic scenes
+
+def render_scenes(out: Path, n: int, seed: int) -> Path:
+    """Render ``n`` train-pool scenes into ``out/scenes_<seed>.npz`` (JPEG bytes + labels)."""
+    from lcr_pi.vision.render import random_scene
+
+    rng = np.random.default_rng(seed)
+    records, blobs = [], []
+    kinds = ["pip", "lcr", "wild", "mixed"]
+    t0 = time.time()
+    for i in range(n):
+        size = [(640, 480), (1280, 960), (800, 600), (960, 720)][i % 4]
+        scene = random_scene(rng, size=size, n_dice=(1, 6), kind=kinds[i % 4], pool="train",
+                             allow_cocked=(i % 3 == 0))
+        # Keep a modest resolution in the cache: the detector sees 448 px anyway.
+        img = scene.image
+        factor = min(1.0, 960 / max(img.shape[:2]))
+        if factor < 1:
+            img = cv2.resize(img, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        blobs.append(np.frombuffer(jpg.tobytes(), np.uint8))
+        dice = []
+        for d in scene.dice:
+            corners = np.asarray(d.corners, float) * factor
+            x0, y0, x1, y1 = (float(v) * factor for v in d.box)
+            edge = corners[1] - corners[0]
+            dice.append({"face": d.face, "box": [x0, y0, x1, y1], "cocked": bool(d.cocked),
+                         "angle": float(math.atan2(edge[1], edge[0]))})
+        records.append(dice)
+        if i % 200 == 0:
+            print(f"rendered {i}/{n} ({time.time() - t0:.0f}s)", flush=True)
+    path = out / f"scenes_{seed}.npz"
+    np.savez(path, jpgs=np.array(blobs, dtype=object), labels=json.dumps(records))
+    return path
+
+
+def load_scenes(path: Path) -> list[Sample]:
+    data = np.load(path, allow_pickle=True)
+    labels = json.loads(str(data["labels"]))
+    samples = []
+    for jpg, dice in zip(data["jpgs"], labels):
+        img = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+        centres = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2) for d in dice]
+        sizes = [(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1]) for d in dice]
+        faces = ["cocked" if d["cocked"] else ("1" if d["face"] == "dot" else d["face"]) for d in dice]
+        samples.append(Sample(img, centres, sizes, [d["angle"] for d in dice], faces, source="synthetic"))
+    return samples
+
+
+# ----------------------------------------------------------------------------- augmentation
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, light, blur, noise and JPEG changes that leave geometry alone."""
+    out = img.astype(np.float32)
+    if rng.random() < 0.8:
+        out = out * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
+    if rng.random() < 0.5:
+        out = out * rng.uniform(0.8, 1.2, size=3)[None, None, :]
+    if rng.random() < 0.3:  # uneven light
+        h, w = out.shape[:2]
+        gx = np.linspace(-1, 1, w)[None, :] * rng.uniform(-0.3, 0.3)
+        gy = np.linspace(-1, 1, h)[:, None] * rng.uniform(-0.3, 0.3)
+        out = out * (1 + gx + gy)[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.25:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(int) + int(rng.integers(0, 180))) % 180
+        out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.1:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.3:
+        k = float(rng.uniform(0.3, 1.5))
+        out = cv2.GaussianBlur(out, (0, 0), k)
+    if rng.random() < 0.1:  # motion blur
+        n = int(rng.integers(3, 8))
+        kernel = np.zeros((n, n), np.float32)
+        kernel[n // 2, :] = 1 / n
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        kernel = cv2.warpAffine(kernel, rot, (n, n))
+        out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
+    if rng.random() < 0.3:
+        out = np.clip(out.astype(np.float32) + rng.normal(0, rng.uniform(2, 10), out.shape), 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, jpg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        out = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    return out
+
+
+def detector_example(sample: Sample, rng: np.random.Generator):
+    """One augmented PATCH x PATCH training patch and its stride-4 targets."""
+    img = sample.image
+    base = DETECT_LONG_SIDE / max(img.shape[:2])
+    s = base * float(np.exp(rng.uniform(np.log(0.55), np.log(1.6))))
+    angle = float(rng.choice([0, 90, 180, 270]))  # right angles keep the box sizes exact
+    flip = rng.random() < 0.5
+    # Affine: frame -> patch. Centre the patch on a random die most of the time.
+    if sample.centres and rng.random() < 0.8:
+        cx, cy = sample.centres[int(rng.integers(len(sample.centres)))]
+        cx += rng.uniform(-0.35, 0.35) * PATCH / s
+        cy += rng.uniform(-0.35, 0.35) * PATCH / s
+    else:
+        cx, cy = rng.uniform(0, img.shape[1]), rng.uniform(0, img.shape[0])
+    m = cv2.getRotationMatrix2D((cx, cy), angle, s)  # frame -> patch (labels use this)
+    m[:, 2] += (PATCH / 2 - cx, PATCH / 2 - cy)
+    if flip:
+        m = np.array([[-1, 0, PATCH], [0, 1, 0]], float) @ np.vstack([m, [0, 0, 1]])
+    warp, interp = m, cv2.INTER_LINEAR
+    if s < 0.8:  # pre-shrink with area averaging so warpAffine does not alias pips away
+        pre = s * 1.25
+        img = cv2.resize(img, None, fx=pre, fy=pre, interpolation=cv2.INTER_AREA)
+        warp = m @ np.diag([1 / pre, 1 / pre, 1.0])
+    if rng.random() < 0.5:
+        border = tuple(int(v) for v in rng.integers(0, 255, 3))
+        patch = cv2.warpAffine(img, warp, (PATCH, PATCH), flags=interp, borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+    else:
+        patch = cv2.warpAffine(img, warp, (PATCH, PATCH), flags=interp, borderMode=cv2.BORDER_REFLECT)
+    patch = photometric(patch, rng)
+    g = PATCH // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    reg = np.zeros((6, g, g), np.float32)
+    mask = np.zeros((3, g, g), np.float32)  # size known, centre (offset), angle known
+    yy, xx = np.mgrid[0:g, 0:g]
+    for i, (dx, dy) in enumerate(sample.centres):
+        px, py = m @ np.array([dx, dy, 1.0])
+        if not (0 <= px < PATCH and 0 <= py < PATCH):
+            continue
+        if sample.sizes[i] is not None:
+            w, h = sample.sizes[i]
+        else:
+            w = h = _guess_size(sample, i)
+        w, h = w * s, h * s
+        if angle % 180 == 90:
+            w, h = h, w
+        gx, gy = px / STRIDE, py / STRIDE
+        sigma = max(0.7, 0.12 * min(w, h) / STRIDE)
+        heat = np.maximum(heat, np.exp(-((xx - gx + 0.5) ** 2 + (yy - gy + 0.5) ** 2) / (2 * sigma**2)))
+        ix, iy = int(gx), int(gy)
+        heat[iy, ix] = 1.0
+        reg[0, iy, ix] = math.log(max(w, 1) / STRIDE)
+        reg[1, iy, ix] = math.log(max(h, 1) / STRIDE)
+        reg[2, iy, ix] = gx - ix
+        reg[3, iy, ix] = gy - iy
+        mask[1, iy, ix] = 1
+        if sample.sizes[i] is not None:
+            mask[0, iy, ix] = 1
+        if sample.angles[i] is not None:
+            a = sample.angles[i] - math.radians(angle)
+            if flip:
+                a = -a
+            reg[4, iy, ix] = math.cos(4 * a)
+            reg[5, iy, ix] = math.sin(4 * a)
+            mask[2, iy, ix] = 1
+    return patch, heat, reg, mask
+
+
+def _build_detector():
+    import torch.nn as nn
+
+    def cbr(i, o, s=1, d=1):
+        return nn.Sequential(nn.Conv2d(i, o, 3, s, padding=d, dilation=d, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Detector(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s4 = nn.Sequential(cbr(3, 16, 2), cbr(16, 24, 2), cbr(24, 24))
+            self.s8 = nn.Sequential(cbr(24, 32, 2), cbr(32, 32))
+            self.s16 = nn.Sequential(cbr(32, 48, 2), cbr(48, 48, 1, 2))
+            self.s32 = nn.Sequential(cbr(48, 64, 2), cbr(64, 64), cbr(64, 64, 1, 2))
+            self.l32, self.l16 = nn.Conv2d(64, 32, 1), nn.Conv2d(48, 32, 1)
+            self.l8, self.l4 = nn.Conv2d(32, 32, 1), nn.Conv2d(24, 32, 1)
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            self.head = nn.Sequential(cbr(32, 32), nn.Conv2d(32, 7, 1))
+            self.head[-1].bias.data[0] = -4.0
+
+        def forward(self, x):
+            a = self.s4(x)
+            b = self.s8(a)
+            c = self.s16(b)
+            d = self.s32(c)
+            p = self.up(self.l32(d)) + self.l16(c)
+            p = self.up(p) + self.l8(b)
+            p = self.up(p) + self.l4(a)
+            return self.head(p)
+
+    return Detector()
+
+
+def _build_classifier():
+    import torch.nn as nn
+
+    def cbr(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    return nn.Sequential(
+        cbr(3, 24), nn.MaxPool2d(2),  # 24
+        cbr(24, 32), cbr(32, 32), nn.MaxPool2d(2),  # 12
+        cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),  # 6
+        cbr(64, 96), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Dropout(0.2), nn.Linear(96, len(CLASSES)),
+    )
+
+
+def _export(model, example, path: Path, dynamic: dict):
+    import torch
+
+    model.eval()
+    torch.onnx.export(model, example, str(path), dynamo=False, opset_version=17,
+                      input_names=["x"], output_names=["y"], dynamic_axes=dynamic)
+    net = cv2.dnn.readNetFromONNX(str(path))  # must load in OpenCV, and agree with torch
+    net.setInput(example.numpy())
+    with torch.no_grad():
+        ref = model(example).numpy()
+    err = float(np.abs(net.forward() - ref).max())
+    print(f"exported {path} ({path.stat().st_size / 1e6:.2f} MB), opencv-vs-torch max diff {err:.2e}")
+    assert err < 1e-3, err
+
+
+def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, threads: int) -> Path:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    model = _build_detector()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    pool = [s for s in samples if not s.held_out]
+    weights = np.array([3.0 if s.source == "nell-byler-d6" else 2.0 if s.source == "matteop65-d6" else 1.0 for s in pool])
+    weights /= weights.sum()
+    batch = 16
+    t0 = time.time()
+    model.train()
+    for step in range(steps):
+        idx = rng.choice(len(pool), size=batch, p=weights)
+        ex = [detector_example(pool[i], rng) for i in idx]
+        x = torch.from_numpy(np.stack([e[0] for e in ex]).astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+        heat = torch.from_numpy(np.stack([e[1] for e in ex]))
+        reg = torch.from_numpy(np.stack([e[2] for e in ex]))
+        mask = torch.from_numpy(np.stack([e[3] for e in ex]))
+        y = model(x)
+        p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
+        pos = heat.eq(1).float()
+        neg_w = (1 - heat) ** 4
+        focal = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * neg_w * p**2 * torch.log(1 - p)).sum()
+        n_pos = pos.sum().clamp(min=1)
+        l_size = (mask[:, 0:1] * (y[:, 1:3] - reg[:, 0:2]).abs()).sum() / mask[:, 0].sum().clamp(min=1)
+        l_off = (mask[:, 1:2] * (y[:, 3:5] - reg[:, 2:4]).abs()).sum() / mask[:, 1].sum().clamp(min=1)
+        l_ang = (mask[:, 2:3] * (y[:, 5:7] - reg[:, 4:6]).abs()).sum() / mask[:, 2].sum().clamp(min=1)
+        loss = focal / n_pos + l_size + l_off + 0.5 * l_ang
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            print(f"detector step {step}/{steps} loss {loss.item():.3f} (focal {focal.item() / n_pos.item():.3f} "
+                  f"size {l_size.item():.3f} off {l_off.item():.3f} ang {l_ang.item():.3f}) {time.time() - t0:.0f}s", flush=True)
+    path = out / "dice_detector.onnx"
+    _export(model, torch.zeros(1, 3, 288, 384), path, {"x": {2: "h", 3: "w"}, "y": {2: "h4", 3: "w4"}})
+    return path
+
+
+def _match_detections(dets, centres):
+    """Index of the detection whose box holds each centre (nearest), or None."""
+    out = []
+    for cx, cy in centres:
+        best, best_d = None, 1e18
+        for j, d in enumerate(dets):
+            x0, y0, x1, y1 = d.box
+            if x0 <= cx <= x1 and y0 <= cy <= y1:
+                dist = (d.cx - cx) ** 2 + (d.cy - cy) ** 2
+                if dist < best_d:
+                    best, best_d = j, dist
+        out.append(best)
+    return out
+
+
+def _region(img, cx, cy, side):
+    return crop_die(img, cx, cy, side, size=REGION, scale=REGION_SCALE)
+
+
+def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.Generator, held_out: bool):
+    """Classifier regions (REGION px, REGION_SCALE x face) with class indices.
+
+    Real matteop dice are sized by the detector; detector peaks far from every labelled die are
+    kept as hard ``background`` examples, and random patches add easy ones.
+    """
+    net = cv2.dnn.readNetFromONNX(str(detector)) if detector else None
+    regions, labels = [], []
+    bg = CLASSES.index("background")
+    for s in samples:
+        if s.held_out != held_out:
+            continue
+        dets = []
+        if net is not None and s.source != "synthetic":
+            blob, scale = prepare_detector_input(s.image)
+            net.setInput(blob)
+            dets = decode_detections(net.forward(), scale, doubt=0.1)
+        matches = _match_detections(dets, s.centres) if dets else [None] * len(s.centres)
+        sizes = []
+        for i, (cx, cy) in enumerate(s.centres):
+            if s.sizes[i] is not None:
+                side = max(s.sizes[i])
+            elif matches[i] is not None:
+                side = max(dets[matches[i]].w, dets[matches[i]].h)
+            else:
+                continue
+            sizes.append(side)
+            regions.append(_region(s.image, cx, cy, side))
+            labels.append(CLASSES.index(s.faces[i]))
+        typical = float(np.median(sizes)) if sizes else 0.08 * max(s.image.shape[:2])
+        used = set(m for m in matches if m is not None)
+        for j, d in enumerate(dets):
+            if j in used:
+                continue
+            if any(abs(d.cx - cx) < 0.8 * typical and abs(d.cy - cy) < 0.8 * typical for cx, cy in s.centres):
+                continue
+            regions.append(_region(s.image, d.cx, d.cy, max(d.w, d.h)))
+            labels.append(bg)
+        for _ in range(2):
+            side = typical * float(rng.uniform(0.7, 1.4))
+            cx, cy = rng.uniform(0, s.image.shape[1]), rng.uniform(0, s.image.shape[0])
+            if any(abs(cx - x) < 1.0 * side and abs(cy - y) < 1.0 * side for x, y in s.centres):
+                continue
+            regions.append(_region(s.image, cx, cy, side))
+            labels.append(bg)
+    return np.stack(regions), np.array(labels, np.int64)
+
+
+def classifier_example(region: np.ndarray, rng: np.random.Generator, jitter: bool = True) -> np.ndarray:
+    """A CROP_SIZE crop from a training region: any rotation, some shift and scale jitter."""
+    c = REGION / 2
+    zoom = REGION_SCALE / CROP_SCALE * CROP_SIZE / REGION  # region px -> crop px at nominal size
+    if jitter:
+        zoom *= float(np.exp(rng.uniform(np.log(0.85), np.log(1.2))))
+        angle = float(rng.uniform(0, 360))
+        shift = rng.uniform(-0.1, 0.1, 2) * CROP_SIZE / CROP_SCALE
+    else:
+        angle, shift = 0.0, np.zeros(2)
+    m = cv2.getRotationMatrix2D((c, c), angle, zoom)
+    m[:, 2] += (CROP_SIZE / 2 - c + shift[0], CROP_SIZE / 2 - c + shift[1])
+    # No mirror flips: a mirrored L or R is not a face any die has.
+    crop = cv2.warpAffine(region, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return photometric(crop, rng) if jitter else crop
+
+
+def train_classifier(regions, labels, out: Path, seed: int, steps: int, threads: int) -> Path:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed + 1)
+    model = _build_classifier()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    counts = np.bincount(labels, minlength=len(CLASSES)).astype(float)
+    print("classifier examples per class:", dict(zip(CLASSES, counts.astype(int).tolist())))
+    w = 1.0 / np.maximum(counts[labels], 1) ** 0.5
+    w /= w.sum()
+    batch = 96
+    t0 = time.time()
+    model.train()
+    for step in range(steps):
+        idx = rng.choice(len(labels), size=batch, p=w)
+        x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
+        y = torch.from_numpy(labels[idx])
+        loss = torch.nn.functional.cross_entropy(model(x), y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            print(f"classifier step {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+    path = out / "dice_faces.onnx"
+    _export(model, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
+    return path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lcr_pi.vision.training", description=__doc__.split("\n")[0])
+    parser.add_argument("step", choices=["scenes", "detector", "classifier", "all"])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--out", type=Path, default=Path("models"))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/lcr-pi-training"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scenes", type=int, default=2000)
+    parser.add_argument("--detector-steps", type=int, default=2500)
+    parser.add_argument("--classifier-steps", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    cv2.setNumThreads(args.threads)
+    scenes_path = args.cache / f"scenes_{args.seed}.npz"
+    if args.scenes and (args.step == "scenes" or not scenes_path.exists()):
+        render_scenes(args.cache, args.scenes, args.seed)
+    if args.step == "scenes":
+        return 0
+    samples = load_real(args.data) + (load_scenes(scenes_path) if args.scenes else [])
+    print(f"{len(samples)} frames ({sum(s.held_out for s in samples)} held out for calibration)")
+    if args.step in ("detector", "all"):
+        train_detector(samples, args.out, args.seed, args.detector_steps, args.threads)
+    if args.step in ("classifier", "all"):
+        rng = np.random.default_rng(args.seed + 2)
+        regions, labels = gather_regions(samples, args.out / "dice_detector.onnx", rng, held_out=False)
+        train_classifier(regions, labels, args.out, args.seed, args.classifier_steps, args.threads)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Eval metrics on tiny constructed folders, with a reader double so the arithmetic is exact."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from lcr_pi.cli import main
+from lcr_pi.commands.eval import evaluate_folder
+from lcr_pi.errors import UserError
+from lcr_pi.vision.evaluate import score_image
+
+
+def make_folder(tmp_path, records, write_images=True):
+    (tmp_path / "images").mkdir(exist_ok=True)
+    lines = []
+    for i, rec in enumerate(records):
+        rec = {"image": f"images/{i}.png", **rec}
+        if write_images:
+            img = np.full((64, 80, 3), i * 10 % 255, np.uint8)  # pixel value tells the double which image
+            cv2.imwrite(str(tmp_path / rec["image"]), img)
+        lines.append(json.dumps(rec))
+    (tmp_path / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def die(face, box):
+    return SimpleNamespace(face=face, box=box)
+
+
+def reading(dice, verdict="clear", unsure=()):
+    return SimpleNamespace(dice=tuple(dice), verdict=verdict, unsure_dice=tuple(unsure))
+
+
+class ScriptedReader:
+    """Answers by image index (encoded in the pixel value) with a prepared reading."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.kinds = []
+
+    def __call__(self, frame, dice_kind="auto"):
+        self.kinds.append(dice_kind)
+        return self.answers[int(frame[0, 0, 0]) // 10]
+
+
+B1, B2 = [0, 0, 10, 10], [20, 0, 30, 10]
+
+
+def test_metrics_with_boxes_are_exact(tmp_path):
+    folder = make_folder(tmp_path, [
+        {"faces": ["6", "4"], "boxes": [B1, B2]},  # read right: correct
+        {"faces": ["3"], "boxes": [B1]},  # read wrong and sure: silent error
+        {"faces": ["2", "5"], "boxes": [B1, B2]},  # one die unsure: unsure image
+        {"faces": ["1"], "boxes": [B1]},  # missed, plus an extra die far away: silent
+    ])
+    double = ScriptedReader([
+        reading([die("6", (1, 0, 11, 10)), die("4", (20, 1, 30, 11))]),
+        reading([die("5", (0, 0, 10, 10))]),
+        reading([die("2", (0, 0, 10, 10)), die("5", (20, 0, 30, 10))], "unsure", (1,)),
+        reading([die("1", (50, 50, 60, 60))]),
+    ])
+    metrics, rows = evaluate_folder(folder, double, kind="lcr")
+    assert double.kinds == ["lcr"] * 4
+    assert metrics["dice"] == 6 and metrics["images"] == 4
+    assert metrics["die_accuracy"] == pytest.approx(3 / 6)  # 6, 4, 2
+    assert metrics["image_accuracy"] == pytest.approx(1 / 4)
+    assert metrics["unsure_rate"] == pytest.approx(1 / 4)
+    assert metrics["silent_error_rate"] == pytest.approx(2 / 4)
+    assert metrics["recall"] == pytest.approx(5 / 6)
+    assert metrics["precision"] == pytest.approx(5 / 6)
+    assert metrics["image_accuracy"] + metrics["unsure_rate"] + metrics["silent_error_rate"] == pytest.approx(1)
+
+
+def test_metrics_by_multiset_without_boxes(tmp_path):
+    folder = make_folder(tmp_path, [
+        {"faces": ["L", "dot", "C"]},
+        {"faces": ["R", "R"]},
+        {"faces": ["W"]},
+    ])
+    double = ScriptedReader([
+        reading([die("C", (0, 0, 1, 1)), die("L", (0, 0, 1, 1)), die("dot", (0, 0, 1, 1))]),
+        reading([die("R", (0, 0, 1, 1)), die("L", (0, 0, 1, 1)), die("R", (0, 0, 1, 1))]),
+        reading([die("W", (0, 0, 1, 1))], "obstructed"),
+    ])
+    metrics, _ = evaluate_folder(folder, double)
+    assert metrics["die_accuracy"] == pytest.approx(5 / 6)  # obstructed W counts as unsure
+    assert metrics["precision"] == pytest.approx(6 / 7)  # min(3,3) + min(2,3) + min(1,1) over 7 read
+    assert metrics["recall"] == pytest.approx(1.0)
+    assert (metrics["image_accuracy"], metrics["silent_error_rate"], metrics["unsure_rate"]) == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+
+
+def test_pip_boxes_match_by_centre():
+    label = SimpleNamespace(faces=("1", "6"), boxes=((4, 4, 6, 6), (22, 2, 28, 8)), box_kind="pip")
+    read = reading([die("6", (20, 0, 30, 10)), die("1", (0, 0, 10, 10))])
+    s = score_image(label, read)
+    assert (s.matched_labels, s.correct_dice, s.correct) == (2, 2, True)
+    read = reading([die("6", (0, 0, 10, 10)), die("1", (20, 0, 30, 10))])
+    assert score_image(label, read).silent_error
+
+
+def test_no_dice_verdict_counts(tmp_path):
+    empty = SimpleNamespace(faces=(), boxes=None, box_kind=None)
+    assert score_image(empty, reading([], "no_dice")).correct
+    full = SimpleNamespace(faces=("3",), boxes=None, box_kind=None)
+    assert score_image(full, reading([], "no_dice")).silent_error
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"image": "images/0.png", "faces": ["7"]}', "line 1: unknown face name '7'"),
+    ('{"image": "images/0.png", "faces": ["1"]}\n{"image": ', "line 2: bad JSON"),
+    ('{"image": "images/9.png", "faces": ["1"]}', "line 1: missing image"),
+    ('{"faces": ["1"]}', "line 1: missing 'image'"),
+    ('{"image": "images/0.png", "faces": ["1"], "boxes": [[0, 0, 1]]}', "box 1 must be four numbers"),
+    ('{"image": "images/0.png", "faces": ["1", "2"], "boxes": [[0, 0, 1, 1]]}', "has 1 boxes but 'faces' has 2"),
+])
+def test_folder_validation_messages(tmp_path, content, message):
+    make_folder(tmp_path, [{"faces": ["1"]}])
+    (tmp_path / "labels.jsonl").write_text(content)
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        evaluate_folder(tmp_path, ScriptedReader([]))
+
+
+def test_missing_labels_file_via_cli(tmp_path, capsys):
+    assert main(["eval", str(tmp_path)]) == 2
+    assert "missing labels.jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n not really", b""])
+def test_corrupt_or_empty_image_is_named(tmp_path, content):
+    make_folder(tmp_path, [{"faces": ["1"]}])
+    (tmp_path / "images" / "0.png").write_bytes(content)
+    with pytest.raises(UserError, match=r"0\.png: (not a readable image|image file is empty)"):
+        evaluate_folder(tmp_path, ScriptedReader([reading([])]))
