@@ -17,7 +17,7 @@ each seat (counted from the roller) wins. Tables are cached per rules and total.
 >>> from lcr_pi.stats.turns import Rules
 >>> table = exact_table(Rules(3), 9)
 >>> [round(p, 4) for p in table.lookup((3, 3, 3), 0)]
-[0.3068, 0.3278, 0.3654]
+[0.3068, 0.328, 0.3651]
 """
 
 from __future__ import annotations
