@@ -1,0 +1,399 @@
+"""Speaking the referee's sentences: espeak-ng from a background queue, or printed words without it.
+
+The camera loop hands sentences over with :meth:`Speaker.say` and goes straight back to watching the
+tray; a worker thread runs one espeak-ng process per sentence, in order. A player's "repeat" or "undo"
+cuts the current sentence and drops the queue (:meth:`Speaker.stop_talking`), so stale news is never
+read out after the correction.
+
+Speech must never stop a game: if espeak-ng is missing the words are printed (and the table is told once
+how to turn speech on); if it fails mid-game (no sound card, a crash) the speaker says so once and prints
+from then on.
+
+>>> import io
+>>> out = io.StringIO()
+>>> speaker = PrintSpeaker(out)
+>>> speaker.say("Ann, your turn: roll three dice.")
+>>> print(out.getvalue(), end="")
+SAY: Ann, your turn: roll three dice.
+>>> speaker.spoken
+['Ann, your turn: roll three dice.']
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from lcr_pi.errors import UserError
+from lcr_pi.outputs import sounds
+
+log = logging.getLogger(__name__)
+
+MIN_RATE_WPM = 80
+MAX_RATE_WPM = 450  # espeak-ng's own ceiling; fast listeners use 300-450
+INSTALL_HINT = "sudo apt install espeak-ng"
+
+
+class Speaker(Protocol):
+    """What the referee needs from a voice. ``spoken`` lists sentences in the order they were spoken."""
+
+    spoken: list[str]
+
+    def say(self, text: str) -> None:
+        """Queue ``text``; returns at once."""
+
+    def cue(self, sound: str) -> None:
+        """Queue a short sound: "left", "centre", "right", "win" or "attention"."""
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        """Wait until everything queued has been spoken; False if ``timeout`` seconds passed first."""
+
+    def stop_talking(self) -> None:
+        """Cut the current sentence and drop everything queued."""
+
+    def close(self) -> None:
+        """Stop at once and release the worker (call :meth:`wait_until_idle` first to finish talking)."""
+
+
+class PrintSpeaker:
+    """Prints each sentence as ``SAY: ...``: the voice of a laptop without espeak-ng, and the fallback."""
+
+    def __init__(self, stream: TextIO | None = None, prefix: str = "SAY: "):
+        self.stream = stream
+        self.prefix = prefix
+        self.spoken: list[str] = []
+        self.cues: list[str] = []  # a terminal cannot beep usefully; kept so the order can be checked
+
+    def say(self, text: str) -> None:
+        self.spoken.append(text)
+        print(f"{self.prefix}{text}", file=self.stream or sys.stdout, flush=True)
+
+    def cue(self, sound: str) -> None:
+        self.cues.append(sounds.cue_name(sound))
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        return True
+
+    def stop_talking(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def validate_rate(rate_wpm) -> int:
+    """
+    >>> validate_rate(300)
+    300
+    >>> validate_rate(600)
+    Traceback (most recent call last):
+    lcr_pi.errors.UserError: speech rate 600 words per minute is out of range: use 80 to 450
+    """
+    if isinstance(rate_wpm, bool) or not isinstance(rate_wpm, int | float) or rate_wpm != int(rate_wpm):
+        raise UserError(f"speech rate must be a whole number of words per minute, got {rate_wpm!r}")
+    if not MIN_RATE_WPM <= rate_wpm <= MAX_RATE_WPM:
+        raise UserError(
+            f"speech rate {rate_wpm} words per minute is out of range: use {MIN_RATE_WPM} to {MAX_RATE_WPM}"
+        )
+    return int(rate_wpm)
+
+
+def validate_volume(volume) -> int:
+    """Volume 0..100 as espeak-ng's amplitude 0..200 (its default, 100, is volume 50).
+
+    >>> validate_volume(100), validate_volume(50), validate_volume(0)
+    (200, 100, 0)
+    """
+    if isinstance(volume, bool) or not isinstance(volume, int | float):
+        raise UserError(f"speech volume must be a number from 0 to 100, got {volume!r}")
+    if not 0 <= volume <= 100:
+        raise UserError(f"speech volume {volume} is out of range: use 0 (silent) to 100 (loudest)")
+    return round(volume * 2)
+
+
+@functools.lru_cache(maxsize=4)
+def available_voices(program: str = "espeak-ng") -> tuple[frozenset[str], frozenset[str]]:
+    """(voices, variants) that ``program`` knows, lower-cased: languages, voice names and voice files."""
+
+    def table(*args: str) -> list[list[str]]:
+        out = subprocess.run([program, *args], capture_output=True, text=True, timeout=10, check=False)
+        return [line.split() for line in out.stdout.splitlines()[1:] if line.strip()]
+
+    voices: set[str] = set()
+    for cols in table("--voices"):
+        if len(cols) >= 5:  # Pty, Language, Age/Gender, VoiceName, File, (other languages)
+            # The listing writes spaces in voice names as "_"; espeak-ng -v wants the spaces.
+            voices.update({cols[1], cols[3].replace("_", " "), cols[4], cols[4].rsplit("/", 1)[-1]})
+    variants: set[str] = set()
+    for cols in table("--voices=variant"):
+        if len(cols) >= 5:
+            variants.update({cols[3].replace("_", " "), cols[4].rsplit("/", 1)[-1]})
+    return frozenset(v.lower() for v in voices), frozenset(v.lower() for v in variants)
+
+
+def validate_voice(voice: str, program: str = "espeak-ng") -> str:
+    """Check ``voice`` (e.g. "en", "en-us", "en-gb+f3") against ``espeak-ng --voices``."""
+    if not isinstance(voice, str) or not voice.strip():
+        raise UserError(f"speech voice must be a name such as 'en' or 'en-us+f3', got {voice!r}")
+    voice = voice.strip()
+    base, _, variant = voice.partition("+")
+    voices, variants = available_voices(program)
+    if base.lower() not in voices:
+        english = sorted(v for v in voices if v.startswith("en"))
+        raise UserError(
+            f"unknown speech voice {base!r}: `{program} --voices` lists the voices "
+            f"(English ones: {', '.join(english)})"
+        )
+    if variant and variant.lower() not in variants:
+        raise UserError(
+            f"unknown voice variant {variant!r} in {voice!r}: `{program} --voices=variant` lists them "
+            "(for example m3, f2, klatt)"
+        )
+    return voice
+
+
+class EspeakSpeaker:
+    """Speaks through the real espeak-ng from a background thread.
+
+    ``output_dir`` writes each utterance to a numbered WAV file (``0001.wav``, ``0002.wav``, ...; a cue
+    is ``0003-left.wav``) instead of the sound card: the tests listen that way. ``player`` plays the cue
+    sounds (aplay, from alsa-utils); without it cues are skipped and speech goes on.
+    """
+
+    def __init__(
+        self,
+        voice: str = "en",
+        rate_wpm: int = 175,
+        volume: float = 100,
+        sounds: bool = True,
+        *,
+        output_dir: str | Path | None = None,
+        program: str = "espeak-ng",
+        player: str | None = "aplay",
+        stream: TextIO | None = None,
+    ):
+        if shutil.which(program) is None:
+            raise UserError(f"{program} is not installed: {INSTALL_HINT}")
+        self.rate_wpm = validate_rate(rate_wpm)
+        self.amplitude = validate_volume(volume)
+        self.voice = validate_voice(voice, program)
+        self.program = program
+        self.sounds = sounds
+        self.player = shutil.which(player) if player else None
+        self.output_dir = Path(output_dir) if output_dir is not None else None
+        if self.output_dir is not None:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+        self.spoken: list[str] = []
+        #: Everything performed, in order: ("say", text) or ("cue", name); dropped items never appear.
+        self.history: list[tuple[str, str]] = []
+        self.failure: str | None = None  # why speech fell back to printing, once it has
+        self._printer = PrintSpeaker(stream)
+        self._cue_dir: tempfile.TemporaryDirectory | None = None
+        self._cues_broken = False
+        self._files_written = 0
+        self._lock = threading.Lock()  # guards generation, current process, histories
+        self._generation = 0  # bumped by stop_talking: queued items of older generations are dropped
+        self._current: subprocess.Popen | None = None
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._queue: queue.Queue = queue.Queue()
+        self._closed = False
+        self._worker = threading.Thread(target=self._run, name="espeak-speaker", daemon=True)
+        self._worker.start()
+
+    # -- the caller's side: never blocks on audio -------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        text = " ".join(str(text).split())
+        if text:
+            self._enqueue("say", text)
+
+    def cue(self, sound: str) -> None:
+        name = sounds.cue_name(sound)
+        if self.sounds:
+            self._enqueue("cue", name)
+
+    def stop_talking(self) -> None:
+        with self._lock:
+            self._generation += 1
+            if self._current is not None and self._current.poll() is None:
+                self._current.kill()
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.stop_talking()
+        self._queue.put(None)
+        self._worker.join(timeout=5)
+        if self._cue_dir is not None:
+            self._cue_dir.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _enqueue(self, kind: str, payload: str) -> None:
+        if self._closed:
+            raise RuntimeError("the speaker is closed")
+        with self._idle:
+            self._pending += 1
+        with self._lock:
+            generation = self._generation
+        self._queue.put((generation, kind, payload))
+
+    # -- the worker's side -----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            try:
+                self._perform(*item)
+            except Exception as exc:  # a bug here must not silence the rest of the game
+                log.exception("speech worker error")
+                self._fail(f"internal error: {exc}")
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+        with self._idle:
+            self._pending = 0
+            self._idle.notify_all()
+
+    def _perform(self, generation: int, kind: str, payload: str) -> None:
+        with self._lock:
+            if generation != self._generation:
+                return  # dropped by stop_talking
+            if kind == "say":
+                self.spoken.append(payload)
+            self.history.append((kind, payload))
+            if kind == "say" and self.failure is not None:
+                self._printer.say(payload)
+                return
+            if kind == "say":
+                command = [self.program, "-v", self.voice, "-s", str(self.rate_wpm), "-a", str(self.amplitude),
+                           "-b", "1", "--stdin"]
+                if self.output_dir is not None:
+                    command += ["-w", str(self._next_file(""))]
+                text = payload
+            else:
+                command = self._cue_command(payload)
+                if command is None:
+                    return
+                text = None
+            try:
+                # Started under the lock so that stop_talking either sees it and kills it, or bumps the
+                # generation before it starts (and then it is never started).
+                self._current = process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE if text is not None else subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
+            except OSError as exc:
+                self._current = None
+                self._report(kind, payload, f"could not start {command[0]}: {exc}")
+                return
+        _, err = process.communicate(text.encode("utf-8") if text is not None else None)
+        with self._lock:
+            self._current = None
+            if generation != self._generation:
+                return  # cut short on purpose
+            problem = _problem(process.returncode, err)
+            if problem:
+                self._report(kind, payload, f"{command[0]} {problem}")
+
+    def _report(self, kind: str, payload: str, problem: str) -> None:
+        """A failed sentence falls back to print (it is printed, not lost); a failed cue just stops cues."""
+        if kind == "say":
+            self._fail(problem)
+            self._printer.say(payload)
+        elif not self._cues_broken:
+            self._cues_broken = True
+            log.info("cue sounds failed: %s", problem)
+            print(f"Cue sounds are off ({problem}).", file=self._printer.stream or sys.stdout, flush=True)
+
+    def _fail(self, problem: str) -> None:
+        if self.failure is None:
+            self.failure = problem
+            log.info("speech failed: %s", problem)
+            print(f"Speech failed ({problem}); printing the words instead.",
+                  file=self._printer.stream or sys.stdout, flush=True)
+
+    def _next_file(self, suffix: str) -> Path:
+        self._files_written += 1
+        assert self.output_dir is not None
+        return self.output_dir / f"{self._files_written:04d}{suffix}.wav"
+
+    def _cue_command(self, name: str) -> list[str] | None:
+        if self.output_dir is not None:
+            sounds.write_cue(self._next_file(f"-{name}"), name)
+            return None
+        if self.player is None or self._cues_broken:
+            return None
+        if self._cue_dir is None:
+            self._cue_dir = tempfile.TemporaryDirectory(prefix="lcr-pi-cues-")
+        path = Path(self._cue_dir.name) / f"{name}.wav"
+        if not path.exists():
+            sounds.write_cue(path, name)
+        return [self.player, "-q", str(path)]
+
+
+def _problem(returncode: int, stderr: bytes) -> str | None:
+    """Why a run failed, or None. espeak-ng exits 0 even when ALSA finds no sound card, so read stderr."""
+    message = stderr.decode("utf-8", "replace").strip()
+    if "cannot find card" in message or "audio open error" in message:
+        return "found no sound card"
+    if returncode != 0:
+        return f"exited with status {returncode}: {_last_line(message)}"
+    if "error" in message.lower():
+        return f"reported: {_last_line(message)}"
+    return None
+
+
+def _last_line(message: str) -> str:
+    lines = [line for line in message.splitlines() if line.strip()]
+    return lines[-1] if lines else "no message"
+
+
+_told_speech_off = False
+
+
+def make_speaker(
+    voice: str = "en",
+    rate_wpm: int = 175,
+    volume: float = 100,
+    sounds: bool = True,
+    *,
+    output_dir: str | Path | None = None,
+    program: str = "espeak-ng",
+    stream: TextIO | None = None,
+) -> Speaker:
+    """espeak-ng when it is installed, else a :class:`PrintSpeaker` (telling the table once, per run).
+
+    Rate and volume are checked either way, so a bad config is caught on the laptop, not at the table.
+    """
+    global _told_speech_off
+    validate_rate(rate_wpm)
+    validate_volume(volume)
+    if shutil.which(program) is not None:
+        return EspeakSpeaker(voice, rate_wpm, volume, sounds, output_dir=output_dir, program=program,
+                             stream=stream)
+    if not _told_speech_off:
+        _told_speech_off = True
+        print(f"Speech is off: {program} is not installed, so the words are printed. "
+              f"To hear them: {INSTALL_HINT}", file=stream or sys.stdout, flush=True)
+    return PrintSpeaker(stream)

@@ -1,0 +1,255 @@
+"""Speech: the real espeak-ng writes WAV files; their order and lengths tell what was said and how."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+import wave
+
+import numpy as np
+import pytest
+
+from lcr_pi.errors import UserError
+from lcr_pi.outputs import sounds, speech
+from lcr_pi.outputs.speech import EspeakSpeaker, PrintSpeaker, make_speaker
+
+SENTENCES = [
+    "Bob, your turn.",
+    "Ann rolled L, dot, C. Pass one chip to Bob on your left.",
+    "Ann rolled L, dot, C. Pass one chip to Bob on your left and one to the centre. "
+    "Ann has one chip left. Bob, your turn: roll three dice.",
+]
+
+
+def read_wav(path) -> tuple[np.ndarray, int]:
+    with wave.open(str(path)) as w:
+        frames = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+        return frames.reshape(-1, w.getnchannels()), w.getframerate()
+
+
+def duration(path) -> float:
+    samples, rate = read_wav(path)
+    return len(samples) / rate
+
+
+def speak_to_files(tmp_path, sentences, **options) -> list:
+    with EspeakSpeaker(output_dir=tmp_path, **options) as speaker:
+        for sentence in sentences:
+            speaker.say(sentence)
+        assert speaker.wait_until_idle(30)
+        assert speaker.failure is None
+        assert speaker.spoken == list(sentences)
+    return sorted(tmp_path.glob("*.wav"))
+
+
+def gated_espeak(tmp_path, *, fail: bool = False) -> tuple[str, object, object]:
+    """A wrapper around the real espeak-ng that holds each utterance until ``release`` exists.
+
+    It logs the text it was given first, so a test sees which sentence has started while the speaker
+    is busy; ``fail`` makes it fail like espeak-ng without a sound card (exit 0, ALSA error text).
+    """
+    gate, started = tmp_path / "release", tmp_path / "started.log"
+    script = tmp_path / "gated-espeak"
+    script.write_text(f"""#!{sys.executable}
+import os, subprocess, sys, time
+args = sys.argv[1:]
+if any(a.startswith("--voices") for a in args):
+    os.execvp("espeak-ng", ["espeak-ng", *args])
+text = sys.stdin.read()
+with open({str(started)!r}, "a") as log:
+    log.write(text + "\\n")
+while not os.path.exists({str(gate)!r}):
+    time.sleep(0.005)
+if {fail!r}:
+    sys.stderr.write("ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\\nerror: No such file\\n")
+    sys.exit(0)
+sys.exit(subprocess.run(["espeak-ng", *args], input=text.encode()).returncode)
+""")
+    script.chmod(0o755)
+    return str(script), gate, started
+
+
+def wait_for_file(path, timeout: float = 20.0) -> None:
+    """The wrapper is a new Python process: on a busy machine it may take a while to log its start."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.01)
+
+
+def test_sentences_are_written_in_order_and_longer_text_lasts_longer(tmp_path):
+    files = speak_to_files(tmp_path, SENTENCES)
+    assert [f.name for f in files] == ["0001.wav", "0002.wav", "0003.wav"]
+    lengths = [duration(f) for f in files]
+    assert lengths[0] < lengths[1] < lengths[2]
+    assert lengths[0] > 0.3  # real speech, not an empty file
+
+
+def test_a_higher_rate_speaks_the_same_sentence_faster(tmp_path):
+    slow_dir, fast_dir = tmp_path / "slow", tmp_path / "fast"
+    (slow,) = speak_to_files(slow_dir, SENTENCES[2:], rate_wpm=175)
+    (fast,) = speak_to_files(fast_dir, SENTENCES[2:], rate_wpm=350)
+    (fastest,) = speak_to_files(tmp_path / "fastest", SENTENCES[2:], rate_wpm=450)
+    ratio = duration(fast) / duration(slow)
+    assert 0.35 < ratio < 0.7, ratio  # about half as long at twice the words per minute
+    assert duration(fastest) < duration(fast)
+
+
+def test_volume_zero_is_silent_and_full_volume_is_loud(tmp_path):
+    (quiet,) = speak_to_files(tmp_path / "quiet", SENTENCES[1:2], volume=0)
+    (normal,) = speak_to_files(tmp_path / "normal", SENTENCES[1:2], volume=50)
+    (loud,) = speak_to_files(tmp_path / "loud", SENTENCES[1:2], volume=100)
+    quiet_samples, _ = read_wav(quiet)
+    normal_samples, _ = read_wav(normal)
+    loud_samples, _ = read_wav(loud)
+    assert np.abs(quiet_samples).max() <= 16
+    rms = lambda s: float(np.sqrt(np.mean(s.astype(float) ** 2)))  # noqa: E731
+    assert rms(normal_samples) > 500
+    assert rms(loud_samples) > 1.5 * rms(normal_samples)
+
+
+def test_say_returns_while_espeak_is_still_busy_and_the_queue_keeps_order(tmp_path):
+    program, gate, started = gated_espeak(tmp_path)
+    out = tmp_path / "wav"
+    with EspeakSpeaker(output_dir=out, program=program) as speaker:
+        for sentence in SENTENCES:
+            speaker.say(sentence)  # each returns although espeak is held at the gate
+        wait_for_file(started)
+        assert not speaker.wait_until_idle(0.2)
+        assert started.read_text().splitlines() == [SENTENCES[0]]  # the rest wait their turn
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+    assert started.read_text().splitlines() == SENTENCES
+    assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0002.wav", "0003.wav"]
+
+
+def test_stop_talking_cuts_the_sentence_and_drops_the_queue(tmp_path):
+    program, gate, started = gated_espeak(tmp_path)
+    out = tmp_path / "wav"
+    with EspeakSpeaker(output_dir=out, program=program) as speaker:
+        for sentence in SENTENCES:
+            speaker.say(sentence)
+        wait_for_file(started)
+        assert not speaker.wait_until_idle(0.2)
+        speaker.stop_talking()
+        assert speaker.wait_until_idle(5)
+        assert speaker.spoken == SENTENCES[:1]
+        assert speaker.failure is None  # a cut is not a failure
+        gate.touch()
+        speaker.say("Undone: Ann's roll of L, dot, C.")
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == [SENTENCES[0], "Undone: Ann's roll of L, dot, C."]
+    assert started.read_text().splitlines() == [SENTENCES[0], "Undone: Ann's roll of L, dot, C."]
+    assert [f.name for f in out.glob("*.wav")] == ["0002.wav"]  # the cut sentence left no file
+
+
+def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
+    program, gate, _ = gated_espeak(tmp_path, fail=True)
+    gate.touch()
+    out = io.StringIO()
+    with EspeakSpeaker(program=program, stream=out) as speaker:
+        for sentence in SENTENCES:
+            speaker.say(sentence)
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == SENTENCES
+        assert "no sound card" in speaker.failure
+    lines = out.getvalue().splitlines()
+    assert sum("Speech failed" in line for line in lines) == 1
+    assert "no sound card" in lines[0]
+    assert lines[1:] == [f"SAY: {s}" for s in SENTENCES]
+
+
+def test_without_espeak_the_words_are_printed_and_the_table_is_told_once(monkeypatch):
+    monkeypatch.setattr(speech, "_told_speech_off", False)
+    out = io.StringIO()
+    first = make_speaker(program="no-such-espeak-ng", stream=out)
+    second = make_speaker(program="no-such-espeak-ng", stream=out)
+    assert isinstance(first, PrintSpeaker) and isinstance(second, PrintSpeaker)
+    first.say("Ann, your turn: roll three dice.")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2
+    assert "Speech is off" in lines[0] and "sudo apt install espeak-ng" in lines[0]
+    assert lines[1] == "SAY: Ann, your turn: roll three dice."
+
+
+def test_make_speaker_uses_espeak_when_installed(tmp_path):
+    speaker = make_speaker(rate_wpm=300, volume=80, output_dir=tmp_path)
+    try:
+        assert isinstance(speaker, EspeakSpeaker)
+        assert (speaker.rate_wpm, speaker.amplitude) == (300, 160)
+    finally:
+        speaker.close()
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"rate_wpm": 500}, "speech rate 500 words per minute is out of range: use 80 to 450"),
+        ({"rate_wpm": 79}, "out of range"),
+        ({"rate_wpm": "fast"}, "whole number of words per minute, got 'fast'"),
+        ({"volume": 101}, "speech volume 101 is out of range"),
+        ({"volume": -1}, "speech volume -1 is out of range"),
+        ({"voice": "martian"}, "unknown speech voice 'martian'"),
+        ({"voice": "en+nosuchvariant"}, "unknown voice variant 'nosuchvariant'"),
+        ({"voice": ""}, "speech voice must be a name"),
+    ],
+)
+def test_bad_settings_are_refused_by_name(tmp_path, options, message):
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace("+", r"\+")):
+        EspeakSpeaker(output_dir=tmp_path, **options)
+
+
+@pytest.mark.parametrize("voice", ["en", "en-us", "en-gb+f3", "English (America)", "gmw/en-US", "en+Alex"])
+def test_real_voice_names_are_accepted(tmp_path, voice):
+    (wav,) = speak_to_files(tmp_path, ["Cy wins."], voice=voice)
+    assert duration(wav) > 0.2
+
+
+def test_cues_are_written_in_turn_with_the_words(tmp_path):
+    with EspeakSpeaker(output_dir=tmp_path) as speaker:
+        speaker.say("Ann rolled L, C.")
+        speaker.cue("L")
+        speaker.cue("centre")
+        speaker.say("Ann wins!")
+        speaker.cue("win")
+        assert speaker.wait_until_idle(30)
+        assert speaker.history == [("say", "Ann rolled L, C."), ("cue", "left"), ("cue", "centre"),
+                                   ("say", "Ann wins!"), ("cue", "win")]
+    names = [f.name for f in sorted(tmp_path.glob("*.wav"))]
+    assert names == ["0001.wav", "0002-left.wav", "0003-centre.wav", "0004.wav", "0005-win.wav"]
+    left, rate = read_wav(tmp_path / "0002-left.wav")
+    assert rate == sounds.SAMPLE_RATE and left.shape[1] == 2
+
+
+def test_cues_can_be_switched_off(tmp_path):
+    with EspeakSpeaker(output_dir=tmp_path, sounds=False) as speaker:
+        speaker.cue("win")
+        speaker.say("Ann wins!")
+        assert speaker.wait_until_idle(30)
+    assert [f.name for f in tmp_path.glob("*.wav")] == ["0001.wav"]
+
+
+def test_an_unknown_cue_is_refused_by_name(tmp_path):
+    with EspeakSpeaker(output_dir=tmp_path) as speaker, pytest.raises(UserError, match="unknown sound 'boom'"):
+        speaker.cue("boom")
+
+
+def dominant_hz(samples: np.ndarray) -> float:
+    mono = samples.astype(float).sum(axis=1)
+    spectrum = np.abs(np.fft.rfft(mono))
+    return float(np.fft.rfftfreq(len(mono), 1 / sounds.SAMPLE_RATE)[spectrum.argmax()])
+
+
+def test_cue_sounds_differ_in_pitch_rhythm_and_side():
+    samples = {name: sounds.cue_samples(name) for name in sounds.CUES}
+    pitches = {name: dominant_hz(s) for name, s in samples.items() if name != "win"}
+    assert pitches["left"] < pitches["centre"] < pitches["right"]
+    assert abs(pitches["left"] - 392) < 10 and abs(pitches["right"] - 784) < 10
+    left, right = samples["left"].astype(float), samples["right"].astype(float)
+    assert np.abs(left[:, 0]).sum() > 2 * np.abs(left[:, 1]).sum()  # L sounds on the left
+    assert np.abs(right[:, 1]).sum() > 2 * np.abs(right[:, 0]).sum()
+    assert len({len(s) for s in samples.values()}) == len(samples)  # every rhythm has its own length
+    for s in samples.values():
+        assert np.abs(s).max() < 32767  # no clipping
+        assert np.abs(s[:5]).max() < 2000 and np.abs(s[-5:]).max() < 2000  # faded: no click
