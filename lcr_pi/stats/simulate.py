@@ -25,6 +25,9 @@ from lcr_pi.stats.turns import NO_WINNER, Rules, next_holder, resolve_rolls
 #: Percentiles of rolls per game that reports show.
 PERCENTILES = (5, 25, 50, 75, 95)
 
+#: Games played side by side; more are played in rounds of this size (bounded memory, same speed).
+CHUNK_GAMES = 50_000
+
 
 def table_config(players: int, chips: int = 3, variant: str = "classic") -> GameConfig:
     """A config for ``players`` anonymous seats ("Seat 1", ...), validated like any game's.
@@ -34,6 +37,8 @@ def table_config(players: int, chips: int = 3, variant: str = "classic") -> Game
     """
     if isinstance(players, bool) or not isinstance(players, int):
         raise UserError(f"players must be a whole number, got {players!r}")
+    if players < 3:
+        raise UserError(f"LCR needs at least 3 players, got {players}")
     return GameConfig.create(
         [f"Seat {i + 1}" for i in range(max(players, 0))], starting_chips=chips, variant=variant
     )
@@ -102,10 +107,22 @@ def simulate(config_or_params: GameConfig | Mapping, games: int, rng: np.random.
     config = as_config(config_or_params)
     games = _check_games(games)
     n = config.n_players
-    chips = np.full((games, n), config.starting_chips, dtype=_chip_dtype(config.total_chips))
-    pot = np.zeros(games, dtype=chips.dtype)
-    current = np.zeros(games, dtype=np.int64)
-    return _play(config, chips, pot, current, rng)
+    parts = []
+    for first in range(0, games, CHUNK_GAMES):
+        size = min(CHUNK_GAMES, games - first)
+        chips = np.full((size, n), config.starting_chips, dtype=_chip_dtype(config.total_chips))
+        pot = np.zeros(size, dtype=chips.dtype)
+        current = np.zeros(size, dtype=np.int64)
+        parts.append(_play(config, chips, pot, current, rng))
+    if len(parts) == 1:
+        return parts[0]
+    return SimulationResult(
+        config,
+        np.concatenate([p.winners for p in parts]),
+        np.concatenate([p.rolls for p in parts]),
+        np.concatenate([p.final_chips for p in parts]),
+        np.concatenate([p.final_pot for p in parts]),
+    )
 
 
 def simulate_from(
