@@ -105,12 +105,13 @@ def win_probabilities(
     rng: np.random.Generator | None = None,
     budget_ms: float = 50,
     games: int | None = None,
+    monte_carlo: bool = False,
 ) -> Odds:
     """Win probability of each seat from a position: ``chips`` by seat, ``current`` the seat to roll next.
 
     A ``current`` seat without chips is skipped as in the game. Exact when the exact table is solved
-    already or small; otherwise Monte Carlo for about ``budget_ms`` milliseconds (or exactly ``games``
-    games, for reproducible answers with a seeded ``rng``).
+    already or small; otherwise (or with ``monte_carlo=True``) simulated from the position for about
+    ``budget_ms`` milliseconds, or exactly ``games`` games for reproducible answers with a seeded ``rng``.
     """
     n = config.n_players
     held, pot, current = _check_position(chips, current, config, pot)
@@ -128,8 +129,8 @@ def win_probabilities(
 
     total = in_play + pot
     table_total = total if rules.pot_matters else max(total, config.total_chips)
-    table = cached_table(rules, table_total)
-    if table is None and state_count(rules, table_total) <= QUICK_EXACT_STATES:
+    table = None if monte_carlo else cached_table(rules, table_total)
+    if table is None and not monte_carlo and state_count(rules, table_total) <= QUICK_EXACT_STATES:
         table = exact_table(rules, table_total)
     if table is not None:
         return Odds(table.lookup(held, roller), True, 0.0, "exact")
