@@ -1,0 +1,251 @@
+"""Die designs for the synthetic renderer: body colours, inks, fonts, and the face textures.
+
+A :class:`DieDesign` names everything that makes one set of dice look the way it does. Designs are
+drawn from two disjoint pools ("train" and "holdout") of colours and fonts, so that a reader can be
+measured on dice it never saw. Face textures are flat, unlit albedo images of one face (the renderer
+shades and warps them); they are cached because a scene reuses them across frames.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import zlib
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+PIP_FACES = ("1", "2", "3", "4", "5", "6")
+LCR_FACES = ("L", "C", "R", "dot", "W")
+
+# Die-local face index -> label. Local faces are +x, -x, +y, -y, +z, -z (see render_geometry).
+# A pip die's opposite faces sum to 7, with 1-2-3 counter-clockwise around their corner.
+PIP_LAYOUT = ("2", "5", "3", "4", "1", "6")
+# LCR dice: L opposite R, C opposite a dot, and two dots opposite each other; the Wild die
+# has a W in place of one of those dots.
+LCR_LAYOUT = ("L", "R", "C", "dot", "dot", "dot")
+WILD_LAYOUT = ("L", "R", "C", "dot", "W", "dot")
+
+# Colours are BGR. Names never repeat between pools (tests check this).
+PIP_BODIES = {
+    "train": {
+        "white": ((243, 245, 245), False), "ivory": ((208, 232, 243), False),
+        "black": ((34, 32, 32), False), "red": ((38, 36, 178), False),
+        "blue": ((150, 62, 22), False), "green": ((58, 138, 32), False),
+        "translucent-red": ((45, 35, 205), True), "translucent-blue": ((205, 95, 30), True),
+        "translucent-green": ((70, 185, 45), True),
+    },
+    "holdout": {
+        "bone": ((196, 224, 236), False), "snow": ((250, 250, 248), False),
+        "charcoal": ((62, 60, 56), False), "maroon": ((40, 28, 112), False),
+        "navy": ((92, 40, 18), False), "yellow": ((40, 200, 232), False),
+        "orange": ((30, 118, 232), False), "purple": ((118, 40, 88), False),
+        "translucent-amber": ((28, 140, 222), True), "translucent-purple": ((150, 55, 115), True),
+    },
+}
+LCR_BODIES = {
+    "train": {"white": ((243, 245, 245), False), "ivory": ((208, 232, 243), False)},
+    "holdout": {"bone": ((196, 224, 236), False), "snow": ((250, 250, 248), False)},
+}
+# The ivory-like body of each pool, used by the pi-black-tray preset.
+IVORY = {"train": "ivory", "holdout": "bone"}
+INKS = {
+    "train": {"black": (28, 26, 26), "red": (40, 30, 190), "blue": (150, 60, 25), "white-ink": (238, 240, 240)},
+    "holdout": {"jet": (12, 12, 14), "crimson": (60, 20, 160), "navy-ink": (110, 40, 10),
+                "gold-ink": (60, 180, 215)},
+}
+# Inks readable on a dark body, per pool.
+LIGHT_INKS = {"train": ("white-ink",), "holdout": ("gold-ink",)}
+DARK_INKS = {"train": ("black", "red", "blue"), "holdout": ("jet", "crimson", "navy-ink")}
+
+_ASSETS = pathlib.Path(__file__).with_name("assets")
+
+
+@functools.lru_cache(maxsize=1)
+def glyph_fonts() -> dict[str, tuple[str, np.ndarray]]:
+    """Font name -> (pool, masks (5, 96, 96) uint8 for L, C, R, W, star); read once from the asset."""
+    with np.load(_ASSETS / "glyphs.npz") as data:
+        return {
+            key[5:]: (str(data[f"pool/{key[5:]}"]), data[key].copy())
+            for key in data.files if key.startswith("font/")
+        }
+
+
+def fonts_in(pool: str) -> tuple[str, ...]:
+    return tuple(sorted(n for n, (p, _) in glyph_fonts().items() if p == pool))
+
+
+@dataclass(frozen=True)
+class DieDesign:
+    """Everything that makes one die design look as it does (hashable: textures are cached by it)."""
+
+    name: str
+    kind: str                 # "pip", "lcr" or "wild"
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]  # pips or letters
+    translucent: bool = False
+    one_ink: tuple[int, int, int] | None = None  # a big red 1, or a differently coloured dot
+    pip_radius: float = 0.09   # fraction of the face side
+    pip_spread: float = 0.25   # pip centre offset from the face centre, fraction of the side
+    big_one: float = 1.0       # radius factor of the 1 pip
+    font: str = ""
+    letter_size: float = 0.62  # letter cap height, fraction of the face side
+    dot_radius: float = 0.17
+    star: bool = False         # the W face shows a star instead of a W
+    letter_inks: tuple = ()    # optional per-letter ink overrides: (("L", bgr), ...)
+    engraved: float = 0.0      # 0 = printed, up to 1 = deeply engraved (dark shadow edge)
+    rounding: float = 0.12     # edge radius, fraction of the side
+    gloss: float = 0.4         # specular strength
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        return {"pip": PIP_LAYOUT, "lcr": LCR_LAYOUT, "wild": WILD_LAYOUT}[self.kind]
+
+
+def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str | None = None) -> DieDesign:
+    """A random die design of ``kind`` ("pip", "lcr", "wild") from ``pool``."""
+    inks = INKS[pool]
+    if kind == "pip":
+        bodies = PIP_BODIES[pool]
+        if body_name is None:
+            body_name = str(rng.choice(sorted(bodies)))
+        body, translucent = bodies[body_name]
+        dark_body = sum(body) / 3 < 120 or (translucent and rng.random() < 0.7)
+        ink_name = str(rng.choice(LIGHT_INKS[pool] if dark_body else DARK_INKS[pool][:1] * 3 + DARK_INKS[pool]))
+        if translucent and not dark_body:
+            ink_name = LIGHT_INKS[pool][0] if rng.random() < 0.5 else DARK_INKS[pool][0]
+        one_ink, big_one = None, 1.0
+        if not dark_body and not translucent and rng.random() < 0.3:
+            one_ink, big_one = inks[DARK_INKS[pool][1]], float(rng.uniform(1.0, 1.9))
+        return DieDesign(
+            name=f"pip/{body_name}/{ink_name}" + ("/red-one" if one_ink else ""),
+            kind="pip", body=body, ink=inks[ink_name], translucent=translucent, one_ink=one_ink,
+            pip_radius=float(rng.uniform(0.075, 0.105)), pip_spread=float(rng.uniform(0.22, 0.28)),
+            big_one=big_one, rounding=float(rng.uniform(0.08, 0.2)),
+            gloss=float(rng.uniform(0.5, 1.0) if translucent else rng.uniform(0.1, 0.6)),
+            engraved=float(rng.uniform(0.3, 1.0)),
+        )
+    bodies = LCR_BODIES[pool]
+    if body_name is None or body_name not in bodies:
+        body_name = str(rng.choice(sorted(bodies)))
+    ink_name = str(rng.choice(DARK_INKS[pool]))
+    font = str(rng.choice(fonts_in(pool)))
+    letter_inks: tuple = ()
+    if rng.random() < 0.2:  # some sets print each letter in its own colour
+        letter_inks = tuple((ch, inks[str(rng.choice(DARK_INKS[pool]))]) for ch in "LCRW")
+    one_ink = inks[str(rng.choice(DARK_INKS[pool]))] if rng.random() < 0.3 else None
+    star = kind == "wild" and rng.random() < 0.5
+    return DieDesign(
+        name=f"{kind}/{body_name}/{ink_name}/{font}" + ("/star" if star else ""),
+        kind=kind, body=bodies[body_name][0], ink=inks[ink_name], font=font, one_ink=one_ink,
+        letter_size=float(rng.uniform(0.5, 0.74)), dot_radius=float(rng.uniform(0.1, 0.24)),
+        star=star, letter_inks=letter_inks, engraved=float(rng.uniform(0.0, 0.8)),
+        rounding=float(rng.uniform(0.08, 0.18)), gloss=float(rng.uniform(0.1, 0.5)),
+    )
+
+
+_PIP_POSITIONS = {
+    "1": [(0, 0)],
+    "2": [(-1, -1), (1, 1)],
+    "3": [(-1, -1), (0, 0), (1, 1)],
+    "4": [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    "5": [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    "6": [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+}
+
+
+def _dimple(tex: np.ndarray, cx: float, cy: float, radius: float, ink, light: tuple[float, float],
+            depth: float) -> None:
+    """Paint a concave, ink-filled dot: the rim on the light side shades the inside of the pit."""
+    t = tex.shape[0]
+    x0, x1 = max(0, int(cx - radius - 2)), min(t, int(cx + radius + 3))
+    y0, y1 = max(0, int(cy - radius - 2)), min(t, int(cy + radius + 3))
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    ox, oy = (xs + 0.5 - cx) / radius, (ys + 0.5 - cy) / radius
+    rr = ox * ox + oy * oy
+    cover = np.clip((1 - np.sqrt(rr)) * radius + 0.5, 0, 1)
+    # Normal of a spherical dimple points inwards-up; light from direction `light` (texture plane).
+    nz = np.sqrt(np.clip(1 - rr * 0.6, 0.05, 1))
+    lam = (-ox * light[0] - oy * light[1]) * 0.775 + nz * 0.63
+    shade = 1 + depth * (np.clip(lam, 0, None) - 0.63) * 1.2
+    col = np.asarray(ink, np.float32)[None, None, :] * shade[..., None]
+    patch = tex[y0:y1, x0:x1]
+    patch[:] = patch * (1 - cover[..., None]) + col * cover[..., None]
+
+
+def _star_mask(size: int, rng_angle: float, inner: float) -> np.ndarray:
+    pts = []
+    for k in range(10):
+        a = rng_angle + k * np.pi / 5 - np.pi / 2
+        r = 0.48 if k % 2 == 0 else 0.48 * inner
+        pts.append((size / 2 + r * size * np.cos(a), size / 2 + r * size * np.sin(a)))
+    m = np.zeros((size, size), np.uint8)
+    cv2.fillPoly(m, [np.round(np.array(pts) * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    return m
+
+
+@functools.lru_cache(maxsize=768)
+def face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Unlit texture of one face: (size, size, 3) float32 BGR, and an opacity map for translucent dice.
+
+    ``spin`` turns the print by quarter turns in the face; ``light_q`` is the direction of the
+    light in the face plane in eighths of a turn (it decides which side of a pip's pit is shaded).
+    """
+    t = size
+    body = np.asarray(design.body, np.float32)
+    tex = np.empty((t, t, 3), np.float32)
+    tex[:] = body
+    # Faint mottling of the plastic, fixed per design so that a die looks the same in every frame.
+    seed = zlib.crc32(f"{design.name}/{label}".encode())
+    grain = np.random.default_rng(seed).standard_normal((8, 8)).astype(np.float32)
+    grain = cv2.resize(grain, (t, t), interpolation=cv2.INTER_CUBIC)
+    tex *= (1 + 0.01 * grain)[..., None]
+    opacity = None
+    if design.translucent:
+        opacity = np.full((t, t), 0.5, np.float32)
+    la = light_q * np.pi / 4
+    light = (float(np.cos(la)), float(np.sin(la)))
+    ink_mask = np.zeros((t, t), np.float32)
+
+    if label in PIP_FACES:
+        r = design.pip_radius * t
+        ink = design.ink
+        if label == "1":
+            r *= design.big_one
+            ink = design.one_ink or design.ink
+        for dx, dy in _PIP_POSITIONS[label]:
+            if spin % 2:
+                dx, dy = dy, -dx
+            cx, cy = t / 2 + dx * design.pip_spread * t, t / 2 + dy * design.pip_spread * t
+            _dimple(tex, cx, cy, r, ink, light, 0.35 + 0.5 * design.engraved)
+            if opacity is not None:
+                cv2.circle(ink_mask, (int(cx * 16), int(cy * 16)), int(r * 16), 1.0, -1, cv2.LINE_AA, 4)
+    elif label == "dot":
+        ink = design.one_ink or design.ink
+        _dimple(tex, t / 2, t / 2, design.dot_radius * t, ink, light, 0.2 + 0.4 * design.engraved)
+    else:
+        ink = dict(design.letter_inks).get(label, design.ink)
+        pool, masks = glyph_fonts()[design.font]
+        glyph = masks[LCR_FACES.index(label) if label != "W" or not design.star else 4]
+        if label == "W" and design.star and glyph.max() == 0:
+            glyph = _star_mask(96, 0.0, 0.42)
+        side = max(4, int(round(t * design.letter_size / 0.69)))  # glyph masks: cap height 66 of 96
+        g = cv2.resize(glyph, (side, side), interpolation=cv2.INTER_AREA if side < 96 else cv2.INTER_LINEAR)
+        g = np.rot90(g, spin).astype(np.float32) / 255
+        m = np.zeros((t, t), np.float32)
+        o = (t - side) // 2
+        a0, a1 = max(0, o), min(t, o + side)
+        m[a0:a1, a0:a1] = g[a0 - o : a1 - o, a0 - o : a1 - o]
+        if design.engraved > 0:
+            # The engraved stroke's wall on the light side is in shadow.
+            shift = max(1, int(round(t * 0.012 * design.engraved)))
+            sh = np.roll(m, (int(round(light[1] * shift)), int(round(light[0] * shift))), axis=(0, 1))
+            tex *= (1 - 0.35 * np.clip(sh - m, 0, 1))[..., None]
+        col = np.asarray(ink, np.float32)
+        tex[:] = tex * (1 - m[..., None]) + col * m[..., None]
+        ink_mask = m
+    if opacity is not None:
+        if label in PIP_FACES:
+            opacity = np.maximum(opacity, ink_mask)
+    return tex, opacity

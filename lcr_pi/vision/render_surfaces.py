@@ -1,0 +1,359 @@
+"""Surfaces, clutter, hands and camera effects for the synthetic dice renderer.
+
+Everything here draws in image space with numpy and OpenCV. Textures are procedural (low-frequency
+fields upsampled, plus a fixed bank of fine noise cropped at a random offset), which keeps a
+1280x960 scene cheap enough to render tens of thousands of times.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+
+# name -> (pool, generator, BGR colours). Names never repeat between pools.
+SURFACES = {
+    "felt-green": ("train", "felt", ((40, 110, 30),)),
+    "felt-red": ("train", "felt", ((35, 30, 140),)),
+    "wood-oak": ("train", "wood", ((120, 170, 205), (80, 125, 170))),
+    "grey-card": ("train", "card", ((150, 152, 150),)),
+    "white-board": ("train", "card", ((222, 226, 226),)),
+    "cork": ("train", "cork", ((95, 145, 190),)),
+    "cloth-linen": ("train", "cloth", ((185, 200, 210),)),
+    "felt-blue": ("holdout", "felt", ((120, 55, 20),)),
+    "felt-black": ("holdout", "felt", ((30, 30, 32),)),
+    "wood-walnut": ("holdout", "wood", ((60, 85, 115), (35, 50, 75))),
+    "slate-card": ("holdout", "card", ((95, 92, 88),)),
+    "cloth-denim": ("holdout", "cloth", ((120, 80, 50),)),
+    "plastic-black": ("holdout", "plastic", ((24, 24, 26),)),
+    "leather-brown": ("holdout", "leather", ((45, 70, 105),)),
+}
+SKIN_TONES = ((170, 195, 235), (140, 175, 225), (115, 150, 200), (85, 120, 170), (60, 85, 130), (45, 60, 95))
+CLUTTER_KINDS = ("cable", "cup", "chips", "paper", "phone", "coin")
+
+
+def surfaces_in(pool: str) -> tuple[str, ...]:
+    return tuple(sorted(n for n, (p, _, _) in SURFACES.items() if p == pool))
+
+
+BANK = 1536
+
+
+@functools.lru_cache(maxsize=1)
+def _noise_bank() -> np.ndarray:
+    """A fixed BANK x BANK x 3 bank of unit Gaussian noise; scenes crop it at random offsets."""
+    return np.random.default_rng(20240611).standard_normal((BANK, BANK, 3)).astype(np.float32)
+
+
+def fine_noise(rng: np.random.Generator, h: int, w: int, channels: int = 1) -> np.ndarray:
+    """(h, w[, channels]) float32 unit noise, cropped (tiled if the frame is larger) from the bank.
+
+    Usually a view into the bank: treat it as read-only.
+    """
+    bank = _noise_bank()
+    c0 = int(rng.integers(0, 3 - channels + 1))
+    y0, x0 = int(rng.integers(0, BANK)), int(rng.integers(0, BANK))
+    if h <= BANK and w <= BANK:
+        y0, x0 = y0 % (BANK - h + 1), x0 % (BANK - w + 1)
+        out = bank[y0 : y0 + h, x0 : x0 + w, c0 : c0 + channels]
+    else:
+        ys, xs = np.arange(y0, y0 + h) % BANK, np.arange(x0, x0 + w) % BANK
+        out = bank[ys][:, xs, c0 : c0 + channels]
+    return out[..., 0] if channels == 1 else out
+
+
+def smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int = 6) -> np.ndarray:
+    """Low-frequency unit noise of size (h, w): a few random cells, bicubically upsampled."""
+    gh, gw = max(2, int(cells * h / max(h, w)) + 2), max(2, int(cells * w / max(h, w)) + 2)
+    g = rng.standard_normal((gh, gw)).astype(np.float32)
+    return cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def surface(name: str, rng: np.random.Generator, h: int, w: int, px_per_mm: float) -> np.ndarray:
+    """A procedural texture ``name`` of (h, w), as uint8 BGR, at ``px_per_mm`` image scale.
+
+    Drawn at half resolution and upsampled (the sensor noise added later supplies the finest grain).
+    """
+    _, gen, cols = SURFACES[name]
+    sh, sw = max(2, h // 2), max(2, w // 2)
+    scale = px_per_mm / 2
+    base = np.asarray(cols[0], np.float32)
+    mottle = smooth_noise(rng, sh, sw, int(rng.integers(3, 9)))
+    if gen == "felt":
+        fibres = cv2.GaussianBlur(fine_noise(rng, sh, sw), (0, 0), max(0.6, 0.25 * scale))
+        lum = 1 + 0.05 * mottle + 0.09 * fibres
+        img = base * lum[..., None]
+    elif gen == "wood":
+        a = rng.uniform(0, np.pi)
+        ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        along = (xs * np.sin(a) - ys * np.cos(a)) / scale
+        across = (xs * np.cos(a) + ys * np.sin(a)) / scale
+        period = rng.uniform(2.0, 9)
+        warp = smooth_noise(rng, sh, sw, 3) * rng.uniform(0.3, 1.2) + smooth_noise(rng, sh, sw, 12) * 0.15
+        rings = 0.5 + 0.5 * np.sin(2 * np.pi * (across / period + warp))
+        rings = rings ** rng.uniform(1.5, 4)
+        streak = cv2.GaussianBlur(fine_noise(rng, sh, sw), (0, 0), 0.6)
+        t = np.clip(rings * 0.8 + 0.15 * streak + 0.1 * mottle, 0, 1)[..., None]
+        img = base * (1 - t) + np.asarray(cols[1], np.float32) * t
+    elif gen == "card":
+        ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        grad = (xs / sw - 0.5) * rng.uniform(-0.08, 0.08) + (ys / sh - 0.5) * rng.uniform(-0.08, 0.08)
+        img = base * (1 + 0.02 * mottle + grad + 0.015 * fine_noise(rng, sh, sw))[..., None]
+    elif gen == "cork":
+        grains = cv2.GaussianBlur(fine_noise(rng, sh, sw), (0, 0), max(0.7, 0.35 * scale))
+        grains = grains / (grains.std() + 1e-6)
+        lum = 1 + 0.05 * mottle + 0.1 * grains - 0.25 * (grains < -2.0) + 0.1 * (grains > 1.8)
+        img = base * lum[..., None]
+    elif gen == "cloth":
+        ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        p = max(2.2, 1.3 * scale)
+        weave = np.sin(2 * np.pi * xs / p) * np.sin(2 * np.pi * ys / p)
+        lum = 1 + 0.05 * mottle + 0.06 * weave + 0.05 * fine_noise(rng, sh, sw)
+        img = base * lum[..., None]
+    elif gen == "plastic":
+        ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        sheen = np.exp(-(((xs / sw - rng.uniform(0.2, 0.8)) ** 2 + (ys / sh - rng.uniform(0.2, 0.8)) ** 2) / 0.08))
+        img = base * (1 + 0.04 * mottle)[..., None] + (sheen * rng.uniform(10, 30))[..., None]
+    else:  # leather
+        wr = cv2.GaussianBlur(fine_noise(rng, sh, sw), (0, 0), max(0.8, 0.5 * scale))
+        wr = np.abs(wr / (wr.std() + 1e-6))
+        lum = 1 + 0.07 * mottle - 0.12 * (wr < 0.15) + 0.04 * wr
+        img = base * lum[..., None]
+    small = np.clip(img, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _pts(a) -> np.ndarray:
+    return np.round(np.asarray(a, np.float64) * 16).astype(np.int32)
+
+
+class ShadowCanvas:
+    """Low-resolution soft shadows of flat things (clutter, the tray wall), folded into the light field.
+
+    Shapes are drawn at ``scale`` of the frame, each with its own darkness, blurred once at the end.
+    """
+
+    def __init__(self, h: int, w: int, scale: float = 0.25):
+        self.scale = scale
+        self.mask = np.zeros((max(2, int(h * scale)), max(2, int(w * scale))), np.float32)
+
+    def _p(self, pts, offset) -> np.ndarray:
+        return _pts((np.asarray(pts, np.float64) + offset) * self.scale)
+
+    def poly(self, pts, strength: float, offset=(0.0, 0.0), thickness: float | None = None) -> None:
+        if thickness is None:
+            cv2.fillPoly(self.mask, [self._p(pts, offset)], strength, cv2.LINE_AA, 4)
+        else:
+            cv2.polylines(self.mask, [self._p(pts, offset)], False, strength,
+                          max(1, int(thickness * self.scale)), cv2.LINE_AA, 4)
+
+    def circle(self, centre, r: float, strength: float, offset=(0.0, 0.0)) -> None:
+        cv2.circle(self.mask, tuple(self._p([centre], offset)[0]), int(r * self.scale * 16), strength, -1, cv2.LINE_AA, 4)
+
+    def blurred(self, sigma_px: float) -> np.ndarray:
+        s = max(0.5, sigma_px * self.scale)
+        return cv2.GaussianBlur(self.mask, (0, 0), s)
+
+
+def draw_clutter(img: np.ndarray, shadow: ShadowCanvas, rng: np.random.Generator, kind: str, centre,
+                 px_per_mm: float, shadow_dir) -> tuple[float, float, float, float]:
+    """Draw one clutter item near ``centre`` (pixels); returns its pixel box (x0, y0, x1, y1)."""
+    cx, cy = float(centre[0]), float(centre[1])
+    mm = px_per_mm
+    off = (shadow_dir[0] * 4 * mm, shadow_dir[1] * 4 * mm)
+    if kind == "cable":
+        h, w = img.shape[:2]
+        ang = rng.uniform(0, np.pi)
+        length = max(h, w) * 1.5
+        d = np.array([np.cos(ang), np.sin(ang)])
+        nrm = np.array([-d[1], d[0]])
+        ts = np.linspace(-0.5, 0.5, 40)
+        wig = np.sin(ts * rng.uniform(3, 9) + rng.uniform(0, 6)) * rng.uniform(10, 40) * mm
+        pts = np.array([cx, cy]) + ts[:, None] * length * d + wig[:, None] * nrm
+        th = max(2, int(rng.uniform(4, 8) * mm))
+        col = [(20, 20, 22), (30, 30, 30), (225, 228, 228), (40, 40, 45)][int(rng.integers(0, 4))]
+        shadow.poly(pts, 0.5, off, th)
+        cv2.polylines(img, [_pts(pts)], False, col, th, cv2.LINE_AA, 4)
+        hl = tuple(int(min(255, c * 1.3 + 40)) for c in col)
+        cv2.polylines(img, [_pts(pts - nrm * th * 0.2)], False, hl, max(1, th // 4), cv2.LINE_AA, 4)
+        xs, ys = pts[:, 0], pts[:, 1]
+        return float(xs.min() - th), float(ys.min() - th), float(xs.max() + th), float(ys.max() + th)
+    if kind == "cup":
+        r = rng.uniform(35, 45) * mm
+        col = [(240, 240, 240), (40, 40, 160), (160, 100, 40), (50, 50, 50)][int(rng.integers(0, 4))]
+        shadow.circle((cx, cy), r, 0.55, off)
+        cv2.circle(img, _pts([cx, cy]), int(r * 16), col, -1, cv2.LINE_AA, 4)
+        inner = tuple(int(c * 0.75) for c in col)
+        cv2.circle(img, _pts([cx, cy]), int(r * 0.86 * 16), inner, -1, cv2.LINE_AA, 4)
+        drink = [(20, 40, 70), (30, 60, 110), inner][int(rng.integers(0, 3))]
+        cv2.circle(img, _pts([cx + r * 0.03, cy + r * 0.03]), int(r * 0.78 * 16), drink, -1, cv2.LINE_AA, 4)
+        return cx - r, cy - r, cx + r, cy + r
+    if kind == "chips":
+        col = [(40, 40, 200), (200, 120, 30), (40, 160, 40), (30, 30, 30), (230, 230, 230)][int(rng.integers(0, 5))]
+        n = int(rng.integers(1, 6))
+        box = [cx, cy, cx, cy]
+        for _ in range(n):
+            r = rng.uniform(9, 20) * mm
+            x, y = cx + rng.normal(0, 15 * mm), cy + rng.normal(0, 15 * mm)
+            shadow.circle((x, y), r, 0.45, off)
+            cv2.circle(img, _pts([x, y]), int(r * 16), col, -1, cv2.LINE_AA, 4)
+            for k in range(6):
+                a = k * np.pi / 3 + rng.uniform(0, 1)
+                p = (x + 0.85 * r * np.cos(a), y + 0.85 * r * np.sin(a))
+                cv2.circle(img, _pts(p), int(0.14 * r * 16), (235, 235, 235), -1, cv2.LINE_AA, 4)
+            box = [min(box[0], x - r), min(box[1], y - r), max(box[2], x + r), max(box[3], y + r)]
+        return tuple(box)
+    if kind == "paper" or kind == "phone":
+        if kind == "paper":
+            wd, ht, col = rng.uniform(90, 210) * mm, rng.uniform(120, 290) * mm, (232, 236, 238)
+        else:
+            wd, ht, col = 72 * mm, 150 * mm, (28, 28, 30)
+        rect = cv2.boxPoints(((cx, cy), (wd, ht), float(rng.uniform(0, 180))))
+        shadow.poly(rect, 0.35, off)
+        cv2.fillConvexPoly(img, _pts(rect), col, cv2.LINE_AA, 4)
+        if kind == "paper":
+            a, b, d = rect[0], rect[1], rect[3] - rect[0]
+            for k in range(3, int(ht / (7 * mm))):
+                t = k / (ht / (7 * mm))
+                if t > 0.92:
+                    break
+                p0 = a + (b - a) * 0.1 + d * t
+                p1 = a + (b - a) * rng.uniform(0.4, 0.9) + d * t
+                cv2.line(img, _pts(p0), _pts(p1), (120, 120, 125), max(1, int(0.8 * mm)), cv2.LINE_AA, 4)
+        else:
+            inner = cv2.boxPoints(((cx, cy), (wd * 0.9, ht * 0.88), float(cv2.minAreaRect(rect.astype(np.float32))[2])))
+            cv2.fillConvexPoly(img, _pts(inner), (45, 40, 38), cv2.LINE_AA, 4)
+        return float(rect[:, 0].min()), float(rect[:, 1].min()), float(rect[:, 0].max()), float(rect[:, 1].max())
+    # coin
+    r = rng.uniform(9, 14) * mm
+    col = [(150, 150, 150), (60, 150, 190), (80, 110, 160)][int(rng.integers(0, 3))]
+    shadow.circle((cx, cy), r, 0.4, off)
+    cv2.circle(img, _pts([cx, cy]), int(r * 16), col, -1, cv2.LINE_AA, 4)
+    cv2.circle(img, _pts([cx, cy]), int(r * 0.8 * 16), tuple(int(c * 1.15) for c in col), 1, cv2.LINE_AA, 4)
+    return cx - r, cy - r, cx + r, cy + r
+
+
+def hand_shapes(rng: np.random.Generator) -> dict:
+    """Random proportions of a hand (millimetres, hand-local: wrist at the origin, fingers along +x)."""
+    spread = rng.uniform(0.05, 0.25)
+    fingers = []
+    for k in range(4):
+        y = (k - 1.5) * 21 + rng.normal(0, 2)
+        length = (72, 82, 78, 62)[k] * rng.uniform(0.55, 1.05)  # curled fingers look shorter
+        fingers.append((95.0, float(y), float(length), float((k - 1.5) * spread), float(rng.uniform(16, 19))))
+    return {
+        "palm": (55.0, 0.0, 50.0, 44.0),
+        "fingers": fingers,
+        "thumb": (40.0, 38.0 * (1 if rng.random() < 0.5 else -1), 60.0 * rng.uniform(0.7, 1.0), 22.0),
+        "tone": SKIN_TONES[int(rng.integers(0, len(SKIN_TONES)))],
+        "sleeve": tuple(int(c) for c in rng.integers(20, 220, 3)),
+    }
+
+
+def draw_hand(img: np.ndarray, shapes: dict, origin, angle: float, px_per_mm: float, light_dir,
+              shadow_len: float, blur_vec=(0.0, 0.0)) -> np.ndarray:
+    """Draw a hand (arm from far outside the frame, palm at ``origin`` pixels, pointing at ``angle``).
+
+    Returns the hand's coverage mask (uint8, full frame) so callers can tell what it hides.
+    """
+    h, w = img.shape[:2]
+    ca, sa = np.cos(angle), np.sin(angle)
+    ox, oy = origin
+    s = px_per_mm
+
+    def to_img(p):
+        p = np.atleast_2d(np.asarray(p, np.float64))
+        return np.stack([ox + s * (p[:, 0] * ca - p[:, 1] * sa), oy + s * (p[:, 0] * sa + p[:, 1] * ca)], 1)
+
+    mask = np.zeros((h, w), np.uint8)
+    sleeve_mask = np.zeros((h, w), np.uint8)
+    arm_len = 3 * max(h, w) / s
+    arm = to_img([[10, -30], [10, 30], [-arm_len, 45], [-arm_len, -45]])
+    cv2.fillConvexPoly(sleeve_mask, _pts(arm), 255, cv2.LINE_AA, 4)
+    px, py, rx, ry = shapes["palm"]
+    palm = to_img(cv2.ellipse2Poly((0, 0), (int(rx * 10), int(ry * 10)), 0, 0, 360, 10).astype(np.float64) / 10 + [px, py])
+    cv2.fillPoly(mask, [_pts(palm)], 255, cv2.LINE_AA, 4)
+    wrist = to_img([[0, -34], [0, 34], [50, 44], [50, -44]])
+    cv2.fillConvexPoly(mask, _pts(wrist), 255, cv2.LINE_AA, 4)
+    for bx, by, length, ang, wd in shapes["fingers"]:
+        tip = [bx + length * np.cos(ang), by + length * np.sin(ang)]
+        a, b = to_img([[bx - 10, by], tip])
+        cv2.line(mask, _pts(a[None])[0], _pts(b[None])[0], 255, max(1, int(wd * s)), cv2.LINE_AA, 4)
+    tx, ty, tl, tw = shapes["thumb"]
+    a, b = to_img([[tx, ty * 0.6], [tx + tl * 0.7, ty + np.sign(ty) * tl * 0.5]])
+    cv2.line(mask, _pts(a[None])[0], _pts(b[None])[0], 255, max(1, int(tw * s)), cv2.LINE_AA, 4)
+    full = np.maximum(mask, sleeve_mask)
+    ys, xs = np.nonzero(full)
+    if len(xs) == 0:
+        return full
+    # Shadow first: the hand floats well above the tray.
+    off = (light_dir[0] * shadow_len, light_dir[1] * shadow_len)
+    q = 0.25
+    small = cv2.resize(full, (max(2, int(w * q)), max(2, int(h * q))), interpolation=cv2.INTER_AREA)
+    small = cv2.warpAffine(small.astype(np.float32) / 255, np.float32([[1, 0, off[0] * q], [0, 1, off[1] * q]]),
+                           (small.shape[1], small.shape[0]))
+    small = cv2.GaussianBlur(small, (0, 0), max(0.5, 12 * s * q))
+    shade = cv2.resize(1 - 0.45 * small, (w, h), interpolation=cv2.INTER_LINEAR)
+    np.copyto(img, np.clip(img * shade[..., None], 0, 255).astype(np.uint8))
+    pad = int(abs(blur_vec[0]) + abs(blur_vec[1]) + 2)
+    x0, x1 = max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
+    y0, y1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1)
+    m = mask[y0:y1, x0:x1]
+    sm = sleeve_mask[y0:y1, x0:x1]
+    # Rounded look: brighter along the middle of each finger and the palm, darker at the edges.
+    dist = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    shade = 0.68 + 0.4 * np.sqrt(np.clip(dist / (9 * s), 0, 1))
+    tone = np.asarray(shapes["tone"], np.float32)
+    skin = tone[None, None, :] * shade[..., None]
+    sleeve = np.asarray(shapes["sleeve"], np.float32)[None, None, :] * (
+        0.75 + 0.3 * np.sqrt(np.clip(cv2.distanceTransform((sm > 127).astype(np.uint8), cv2.DIST_L2, 3) / (25 * s), 0, 1)))[..., None]
+    a_skin = m.astype(np.float32) / 255
+    a_sleeve = sm.astype(np.float32) / 255 * (1 - a_skin)
+    colour = skin * a_skin[..., None] + sleeve * a_sleeve[..., None]
+    alpha = a_skin + a_sleeve
+    if abs(blur_vec[0]) + abs(blur_vec[1]) > 1.5:
+        k = line_kernel(blur_vec)
+        colour = cv2.filter2D(colour, -1, k)
+        alpha = cv2.filter2D(alpha, -1, k)
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(roi * (1 - alpha[..., None]) + colour, 0, 255).astype(np.uint8)
+    return full
+
+
+def line_kernel(vec) -> np.ndarray:
+    """A normalised motion-blur kernel along the pixel vector ``vec``."""
+    length = max(1.0, float(np.hypot(vec[0], vec[1])))
+    n = int(np.ceil(length)) | 1
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    d = np.asarray(vec, np.float64) / length
+    p0 = (c - d * (length - 1) / 2) * 16
+    p1 = (c + d * (length - 1) / 2) * 16
+    cv2.line(k, tuple(np.round(p0).astype(int)), tuple(np.round(p1).astype(int)), 1.0, 1, cv2.LINE_AA, 4)
+    return k / max(k.sum(), 1e-6)
+
+
+def light_field(rng: np.random.Generator, h: int, w: int, *, vignette: float, cast, unevenness: float,
+                hotspot=None, shade: np.ndarray | None = None, chroma: float = 0.0) -> np.ndarray:
+    """Per-pixel BGR gain (h, w, 3) float32: uneven light, a lamp hotspot, vignetting, colour cast,
+    the soft shadows in ``shade`` (a low-resolution darkness map) and fixed-pattern chroma blotches."""
+    gh, gw = 24, 32
+    ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    u, v = (xs + 0.5) / gw - 0.5, (ys + 0.5) / gh - 0.5
+    gain = 1 + unevenness * (u * rng.uniform(-1, 1) + v * rng.uniform(-1, 1))
+    gain += unevenness * 0.5 * cv2.resize(rng.standard_normal((3, 4)).astype(np.float32), (gw, gh), interpolation=cv2.INTER_CUBIC)
+    if hotspot is not None:
+        hx, hy, hr, hs = hotspot
+        gain += hs * np.exp(-((u + 0.5 - hx) ** 2 + (v + 0.5 - hy) ** 2 * (h / w) ** 2) / (2 * hr * hr))
+    r2 = (u * u + (v * h / w) ** 2) / (0.25 + 0.25 * (h / w) ** 2)
+    gain *= 1 - vignette * r2
+    g3 = gain[..., None] * np.asarray(cast, np.float32)[None, None, :]
+    if shade is not None:
+        g3 = cv2.resize(g3, (shade.shape[1], shade.shape[0]), interpolation=cv2.INTER_LINEAR)
+        g3 *= (1 - np.clip(shade, 0, 0.9))[..., None]
+        if chroma > 0:
+            blot = cv2.resize(rng.standard_normal((max(2, shade.shape[0] // 3), max(2, shade.shape[1] // 3), 3)).astype(np.float32),
+                              (shade.shape[1], shade.shape[0]), interpolation=cv2.INTER_LINEAR)
+            g3 *= 1 + chroma * blot
+    return cv2.resize(g3, (w, h), interpolation=cv2.INTER_LINEAR)
