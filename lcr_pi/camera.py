@@ -1,0 +1,249 @@
+"""Frame sources at the edge: the Pi camera, a USB webcam or video file (OpenCV), a folder of frames.
+
+Each source has ``read() -> np.ndarray | None`` (a BGR frame, or None when none came) and ``close()``.
+picamera2 exists only on a Pi, so it is imported lazily inside :class:`PiCameraSource`.
+:class:`ReopeningSource` wraps any live source: when frames stop coming it reopens the camera, with a
+growing pause, and tells the table while the camera is away.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from lcr_pi.errors import UserError
+
+log = logging.getLogger("lcr_pi.camera")
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+class PiCameraSource:
+    """The Raspberry Pi camera through picamera2 (from apt: python3-picamera2).
+
+    Format "RGB888" is, despite its name, stored B, G, R per pixel: exactly what OpenCV expects.
+    ``controls`` (e.g. locked exposure and white balance from the calibration) are applied at start.
+    """
+
+    def __init__(self, width: int = 1280, height: int = 960, controls: dict | None = None):
+        try:
+            from picamera2 import Picamera2  # noqa: PLC0415 - only present on a Raspberry Pi
+        except ImportError:
+            raise UserError(
+                "picamera2 is not installed: on Raspberry Pi OS run 'sudo apt install python3-picamera2' "
+                "and make the venv with --system-site-packages"
+            ) from None
+        try:
+            self.camera = Picamera2()
+            config = self.camera.create_preview_configuration(main={"size": (width, height), "format": "RGB888"})
+            self.camera.configure(config)
+            if controls:
+                self.camera.set_controls(controls)
+            self.camera.start()
+        except (RuntimeError, IndexError, OSError) as exc:
+            raise UserError(f"the Pi camera did not start ({exc}); is it connected and enabled?") from None
+
+    def read(self):
+        return self.camera.capture_array("main")
+
+    def close(self):
+        self.camera.close()
+
+
+class OpenCVSource:
+    """A USB webcam (``index``) or a video file (``path``) through OpenCV."""
+
+    def __init__(self, target: int | str, width: int | None = None, height: int | None = None, loop: bool = False):
+        self.target = target
+        self.loop = loop
+        self.is_file = isinstance(target, str)
+        if self.is_file and not Path(target).is_file():
+            raise UserError(f"video file {target} does not exist")
+        self.capture = cv2.VideoCapture(target)
+        if not self.capture.isOpened():
+            what = f"video file {target}" if self.is_file else f"webcam {target}"
+            raise UserError(f"cannot open {what}")
+        if width and height and not self.is_file:
+            self.capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self.capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self.exhausted = False
+
+    def read(self):
+        ok, frame = self.capture.read()
+        if ok:
+            return frame
+        if self.is_file:
+            if self.loop:
+                self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                ok, frame = self.capture.read()
+                return frame if ok else None
+            self.exhausted = True
+        return None
+
+    def close(self):
+        self.capture.release()
+
+
+class FolderSource:
+    """A folder of frames, read in name order (a replay of a night, or a test)."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise UserError(f"frame folder {folder} does not exist")
+        self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.paths:
+            raise UserError(f"frame folder {folder} has no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self.index = 0
+        self.exhausted = False
+
+    def read(self):
+        while self.index < len(self.paths):
+            path = self.paths[self.index]
+            self.index += 1
+            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if frame is not None:
+                return frame
+            log.warning("skipping %s: not a readable image", path)
+        self.exhausted = True
+        return None
+
+    def close(self):
+        pass
+
+
+class ListSource:
+    """Frames from memory (the demo's rendered frames, tests)."""
+
+    def __init__(self, frames):
+        self.frames = list(frames)
+        self.index = 0
+        self.exhausted = not self.frames
+
+    def extend(self, frames):
+        self.frames.extend(frames)
+        self.exhausted = False
+
+    def read(self):
+        if self.index >= len(self.frames):
+            self.exhausted = True
+            return None
+        frame = self.frames[self.index]
+        self.index += 1
+        return frame
+
+    def close(self):
+        pass
+
+
+class ReopeningSource:
+    """Keeps a live camera alive: after ``patience`` empty reads it reopens it, backing off up to 30 s.
+
+    ``on_lost`` and ``on_back`` tell the table (spoken) that the camera went away and came back.
+    """
+
+    def __init__(
+        self,
+        open_source: Callable[[], object],
+        *,
+        patience: int = 30,
+        on_lost: Callable[[str], None] | None = None,
+        on_back: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.open_source = open_source
+        self.patience = patience
+        self.on_lost = on_lost
+        self.on_back = on_back
+        self.clock = clock
+        self.source = None
+        self.failures = 0
+        self.lost = False
+        self.retry_at = 0.0
+        self.backoff = 1.0
+        self._open()
+
+    def _open(self) -> None:
+        try:
+            self.source = self.open_source()
+        except UserError as exc:
+            self.source = None
+            self._mark_lost(str(exc))
+
+    def _mark_lost(self, reason: str) -> None:
+        self.retry_at = self.clock() + self.backoff
+        self.backoff = min(self.backoff * 2, 30.0)
+        if not self.lost:
+            self.lost = True
+            log.error("camera lost: %s", reason)
+            if self.on_lost:
+                self.on_lost(reason)
+
+    def read(self):
+        if self.source is None:
+            if self.clock() < self.retry_at:
+                return None
+            self._open()
+            if self.source is None:
+                return None
+        try:
+            frame = self.source.read()
+        except Exception as exc:  # a camera driver can fail in many ways; the game must go on
+            frame = None
+            log.warning("camera read failed: %s", exc)
+        if frame is None:
+            self.failures += 1
+            if self.failures >= self.patience:
+                self.failures = 0
+                try:
+                    self.source.close()
+                except Exception:  # noqa: BLE001 - closing a dead camera may fail too
+                    pass
+                self.source = None
+                self._mark_lost("no frames from the camera")
+            return None
+        self.failures = 0
+        if self.lost:
+            self.lost = False
+            self.backoff = 1.0
+            if self.on_back:
+                self.on_back()
+        return frame
+
+    def close(self):
+        if self.source is not None:
+            self.source.close()
+
+
+def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, controls: dict | None = None):
+    """Open the source named in the settings: "auto", "picamera2", "webcam:N", a video file or a folder."""
+    spec = spec.strip()
+    if spec == "picamera2":
+        return PiCameraSource(width, height, controls)
+    if spec == "auto":
+        try:
+            return PiCameraSource(width, height, controls)
+        except UserError:
+            return OpenCVSource(0, width, height)
+    if spec.startswith("webcam:"):
+        index = spec.split(":", 1)[1]
+        if not index.isdigit():
+            raise UserError(f"camera source {spec!r}: write webcam:0, webcam:1 ...")
+        return OpenCVSource(int(index), width, height)
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return FolderSource(path)
+    if path.is_file():
+        return OpenCVSource(str(path))
+    raise UserError(
+        f"camera source {spec!r} is not 'auto', 'picamera2', 'webcam:N', a video file or a folder of frames"
+    )
+
+
+def blank_frame(width: int = 640, height: int = 480) -> np.ndarray:
+    return np.zeros((height, width, 3), np.uint8)

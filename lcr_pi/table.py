@@ -1,0 +1,168 @@
+"""The thin shell around the referee: carries out its outputs and feeds it rolls and button presses.
+
+Speech, lights, storage and dice sources are passed in, so the same loop runs on the Pi (espeak-ng,
+gpiozero LEDs, the camera), on a laptop (printed words, LEDs drawn in the terminal, typed rolls) and in
+tests (WAV files, gpiozero's MockFactory, synthetic frames).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from lcr_pi.errors import UserError
+from lcr_pi.persist import GameStore
+from lcr_pi.referee import (
+    Attention,
+    Celebrate,
+    Checkpoint,
+    Cue,
+    KeepEvidence,
+    Referee,
+    RollObservation,
+    Say,
+    ShowMoves,
+    ShowTurn,
+)
+
+log = logging.getLogger("lcr_pi.table")
+
+
+class NoLights:
+    """Lights for a table without LEDs: every cue is a no-op."""
+
+    def show_turn(self, seat): ...
+    def show_moves(self, moves, then_turn=None): ...
+    def celebrate(self, seat): ...
+    def attention(self): ...
+    def off(self): ...
+    def close(self): ...
+
+
+class Table:
+    """Carries out the referee's outputs on the speaker, the lights and the store."""
+
+    def __init__(
+        self,
+        referee: Referee,
+        *,
+        speaker,
+        lights=None,
+        store: GameStore | None = None,
+        sounds: bool = True,
+        encode_evidence: Callable[[RollObservation], bytes | None] | None = None,
+        on_words: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.referee = referee
+        self.speaker = speaker
+        self.lights = lights if lights is not None else NoLights()
+        self.store = store
+        self.sounds = sounds
+        self.encode_evidence = encode_evidence
+        self.on_words = on_words
+        self.clock = clock
+        self._storage_warned = False
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def perform(self, outputs) -> None:
+        for out in outputs:
+            try:
+                self._perform_one(out)
+            except UserError as exc:
+                self._storage_problem(str(exc))
+
+    def _perform_one(self, out) -> None:
+        if isinstance(out, Say):
+            self.speaker.say(out.text)
+            if self.on_words:
+                self.on_words(out.text)
+        elif isinstance(out, Cue):
+            if self.sounds:
+                self.speaker.cue(out.sound)
+        elif isinstance(out, ShowTurn):
+            self.lights.show_turn(out.seat)
+        elif isinstance(out, ShowMoves):
+            self.lights.show_moves(out.moves, then_turn=out.next_seat)
+        elif isinstance(out, Celebrate):
+            self.lights.celebrate(out.seat)
+        elif isinstance(out, Attention):
+            self.lights.attention()
+            if self.sounds:
+                self.speaker.cue("attention")
+        elif isinstance(out, Checkpoint):
+            if self.store is not None:
+                self.store.save(self.referee.snapshot())
+                self.store.log({"time": round(self.clock(), 3), **out.record})
+        elif isinstance(out, KeepEvidence):
+            if self.store is not None and self.encode_evidence is not None:
+                jpeg = self.encode_evidence(out.observation)
+                if jpeg:
+                    self.store.keep_evidence(f"{out.label}.jpg", jpeg)
+
+    def _storage_problem(self, message: str) -> None:
+        # A full or read-only card must not stop the game: say it once, log it every time.
+        log.error("%s", message)
+        if not self._storage_warned:
+            self._storage_warned = True
+            self.speaker.say(f"Warning: {message}. The game goes on, but it is not being saved.")
+
+    # -- inputs -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.perform(self.referee.start())
+
+    def roll_seen(self, obs: RollObservation) -> None:
+        self.perform(self.referee.on_roll(obs))
+
+    def action(self, name: str, argument: str | None = None) -> bool:
+        """One button or typed command. Returns False when the person asked to quit."""
+        if name == "quit":
+            return False
+        if name == "roll":
+            faces = tuple(argument.replace(",", " ").split()) if argument else ()
+            self.roll_seen(RollObservation(faces, source="keyboard"))
+        else:
+            self.perform(self.referee.on_action(name, argument))
+        return True
+
+
+def run_loop(
+    table: Table,
+    *,
+    actions: "queue.Queue[tuple[str, str | None]]",
+    dice_source=None,
+    stop: threading.Event | None = None,
+    idle_wait: float = 0.05,
+    max_seconds: float | None = None,
+) -> None:
+    """Run the night until ``quit`` or ``stop``: buttons and keys first, then the dice source.
+
+    ``dice_source.poll()`` returns a :class:`RollObservation` when dice have come to rest, else None; it
+    must return quickly (it runs on every preview frame). Without a dice source (typed rolls) the loop
+    just waits on the action queue, using no CPU.
+    """
+    stop = stop or threading.Event()
+    started = time.monotonic()
+    table.start()
+    while not stop.is_set():
+        if max_seconds is not None and time.monotonic() - started > max_seconds:
+            break
+        try:
+            name, argument = actions.get(timeout=0 if dice_source is not None else idle_wait)
+        except queue.Empty:
+            pass
+        else:
+            if not table.action(name, argument):
+                break
+            continue
+        if dice_source is not None:
+            obs = dice_source.poll()
+            if obs is not None:
+                table.roll_seen(obs)
+            elif getattr(dice_source, "exhausted", False):
+                break
