@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from lcr_pi.errors import UserError
 
@@ -244,6 +243,3 @@ def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, contro
         f"camera source {spec!r} is not 'auto', 'picamera2', 'webcam:N', a video file or a folder of frames"
     )
 
-
-def blank_frame(width: int = 640, height: int = 480) -> np.ndarray:
-    return np.zeros((height, width, 3), np.uint8)

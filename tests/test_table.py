@@ -1,0 +1,135 @@
+"""The shell around the referee: typed rolls through the loop, saving, resuming after a power cut."""
+
+import queue
+
+import cv2
+import numpy as np
+import pytest
+
+from lcr_pi.camera import FolderSource, ListSource, OpenCVSource, ReopeningSource, open_frame_source
+from lcr_pi.errors import UserError
+from lcr_pi.persist import GameStore
+from lcr_pi.referee import Referee
+from lcr_pi.rules import GameConfig
+from lcr_pi.table import Table, run_loop
+
+
+class RecordingSpeaker:
+    def __init__(self):
+        self.spoken, self.cues = [], []
+
+    def say(self, text):
+        self.spoken.append(text)
+
+    def cue(self, sound):
+        self.cues.append(sound)
+
+
+def typed(*lines):
+    q = queue.Queue()
+    for line in lines:
+        q.put(line)
+    return q
+
+
+def night(tmp_path, *actions, config=None):
+    config = config or GameConfig.create(["Ann", "Bob", "Cy"])
+    store = GameStore(tmp_path)
+    snapshot = store.load()
+    referee = Referee.restore(snapshot) if snapshot else Referee(config)
+    speaker = RecordingSpeaker()
+    table = Table(referee, speaker=speaker, store=store)
+    run_loop(table, actions=typed(*actions, ("quit", None)))
+    return referee, speaker, store
+
+
+def test_typed_rolls_play_and_every_turn_is_saved_and_logged(tmp_path):
+    referee, speaker, store = night(tmp_path, ("roll", "L . C"), ("roll", "4 1 6"), ("status", None))
+    assert referee.game.state.chips == (2, 2, 4)
+    assert "Ann rolled L, dot, C." in speaker.spoken and "Bob rolled L, dot, R." in speaker.spoken
+    assert speaker.spoken[-1] == "It is Cy's turn: roll three dice."
+    assert speaker.cues == ["left", "centre", "left", "right"]
+    log = store.read_log()
+    assert [r["what"] for r in log] == ["game_started", "turn", "turn"]
+    assert log[-1]["roll"] == ["4", "1", "6"] and log[-1]["source"] == "keyboard"
+
+
+def test_power_cut_then_resume_at_the_same_turn_then_undo(tmp_path):
+    night(tmp_path, ("roll", "L . C"), ("roll", "C C ."))
+    # The plug is pulled: nothing in memory survives, only the files.
+    referee, speaker, _ = night(tmp_path, ("undo", None))
+    assert speaker.spoken[0] == "Welcome back. The game goes on where it stopped."
+    assert "It is Cy's turn: roll three dice." in speaker.spoken
+    assert speaker.spoken[-2:] == ["Undone: Bob's roll of C, C, dot. Bob, it is your turn again.", "Roll three dice."]
+    assert referee.game.state.chips == (1, 4, 3)
+    referee, _, _ = night(tmp_path)
+    assert referee.game.state.chips == (1, 4, 3) and referee.game.state.current == 1
+
+
+def test_a_storage_failure_is_spoken_once_and_the_game_goes_on(tmp_path):
+    class FullDisk(GameStore):
+        def save(self, snapshot):
+            raise UserError(f"cannot save the game to {self.state_path} (No space left on device)")
+
+    store = FullDisk(tmp_path)
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, store=store)
+    run_loop(table, actions=typed(("roll", ". . ."), ("roll", ". . ."), ("quit", None)))
+    warnings = [s for s in speaker.spoken if s.startswith("Warning:")]
+    assert len(warnings) == 1 and "No space left on device" in warnings[0]
+    assert table.referee.game.state.current == 2
+
+
+def test_folder_and_video_sources_read_real_files(tmp_path):
+    frames = [np.full((48, 64, 3), i * 40, np.uint8) for i in range(3)]
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"{i:03d}.png"), f)
+    (tmp_path / "notes.txt").write_text("not an image")
+    source = open_frame_source(str(tmp_path))
+    assert isinstance(source, FolderSource)
+    got = [source.read() for _ in range(4)]
+    assert [int(g[0, 0, 0]) for g in got[:3]] == [0, 40, 80] and got[3] is None and source.exhausted
+    video = tmp_path / "roll.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    source = open_frame_source(str(video))
+    assert isinstance(source, OpenCVSource)
+    assert sum(source.read() is not None for _ in range(4)) == 3 and source.exhausted
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("webcam:x", "write webcam:0"),
+    ("/no/such/thing", "is not 'auto', 'picamera2', 'webcam:N', a video file or a folder"),
+])
+def test_bad_camera_sources_are_named(spec, message):
+    with pytest.raises(UserError, match=message):
+        open_frame_source(spec)
+
+
+def test_an_empty_frame_folder_is_named(tmp_path):
+    with pytest.raises(UserError, match="has no images"):
+        FolderSource(tmp_path)
+
+
+def test_a_camera_that_stops_is_reopened_and_the_table_is_told():
+    opened, told = [], []
+    batches = [[np.zeros((4, 4, 3), np.uint8)] * 2, [np.ones((4, 4, 3), np.uint8)]]
+    now = [0.0]
+
+    def open_camera():
+        if len(opened) == 1 and now[0] < 5:
+            raise UserError("the camera is unplugged")
+        opened.append(1)
+        return ListSource(batches[min(len(opened) - 1, 1)])
+
+    source = ReopeningSource(open_camera, patience=2, on_lost=told.append, on_back=lambda: told.append("back"),
+                             clock=lambda: now[0])
+    assert source.read() is not None and source.read() is not None
+    assert source.read() is None and source.read() is None  # two empty reads: lost, reopen fails
+    assert told == ["no frames from the camera"]
+    assert source.read() is None  # waiting out the back-off
+    now[0] = 10.0
+    frame = source.read()
+    assert frame is not None and frame[0, 0, 0] == 1 and told[-1] == "back"
