@@ -25,6 +25,9 @@ from lcr_pi.stats.policy import rob_richest
 #: Marks "no winner yet" in winner arrays.
 NO_WINNER = -1
 
+#: Below this many games a whole-row search for the next holder is faster than a loop over seats.
+_SMALL_BATCH = 1000
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -67,9 +70,19 @@ def next_holder(
     n = chips.shape[1]
     if rows is None:
         rows = np.arange(chips.shape[0])
+    stop = n + 1 if include_self else n
+    if rows.size == 0 or stop <= start:
+        return np.full(rows.size, NO_WINNER, dtype=np.int64)
+    if rows.size <= _SMALL_BATCH:
+        # Few games: all candidate seats in one gather (fewer numpy calls than a loop over seats).
+        seats = (after[:, None] + np.arange(start, stop)[None, :]) % n
+        has = chips[rows[:, None], seats] > 0
+        first = has.argmax(axis=1)
+        pick = np.arange(rows.size)
+        return np.where(has[pick, first], seats[pick, first], NO_WINNER)
+    # Many games: most find a holder at the first seat or two, so search seat by seat among the rest.
     found = np.full(rows.size, NO_WINNER, dtype=np.int64)
     todo = np.arange(rows.size)
-    stop = n + 1 if include_self else n
     for step in range(start, stop):
         if todo.size == 0:
             break
