@@ -303,6 +303,8 @@ def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, 
                     draw_clutter(img, shadows, rng, kind, c, px_mm, sdir)
                     clutter_names.append(kind)
                     break
+        # Clutter under the tray is hidden, and so is its shadow.
+        shadows.poly(rim_outer.astype(np.float64) / 16, 0.0)
         # Tray: rim (top of the wall), inner wall faces, then the floor on top.
         floor_pts = _tray_outline(tray, 0.0)
         rim_in_pts = _tray_outline(tray, tray["wall"])
@@ -677,8 +679,8 @@ def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
         # plus light scattered inside the die.
         op = op_canvas[..., None]
         tint = np.asarray(die.design.body, np.float32) / max(max(die.design.body), 1)
-        behind = cv2.GaussianBlur(full_bg, (0, 0), max(0.8, 0.05 * px)) * tint * 1.05
-        glow = np.asarray(die.design.body, np.float32) * 0.35
+        behind = cv2.GaussianBlur(full_bg, (0, 0), max(0.8, 0.05 * px)) * tint * 0.75
+        glow = np.asarray(die.design.body, np.float32) * 0.2
         colour = op * colour + (1 - op) * (behind + glow)
     premult = colour * alpha[..., None]
     if abs(die.blur[0]) + abs(die.blur[1]) > 1.5:
@@ -832,7 +834,10 @@ def random_scene(rng: np.random.Generator, *, size=None, n_dice=(1, 3), kind: st
 def _hand_args(stage: _Stage, rng, shapes: dict, palm_px, angle: float, height_mm: float, blur=(0.0, 0.0)) -> dict:
     cam = stage.camera
     centre = np.array([[*stage.tray["centre"], 0.0]])
-    scale = cam.focal / max(float(cam.depth(centre)[0]) - height_mm, 50.0)
+    # A hand hovering above the tray looks bigger than the floor scale, but keep it a hand
+    # (a palm a few dice wide) even when the camera is close to the tray.
+    floor_scale = cam.px_per_mm(centre[0])
+    scale = min(cam.focal / max(float(cam.depth(centre)[0]) - height_mm, 50.0), 1.5 * floor_scale)
     ldir = stage.light_pos / np.linalg.norm(stage.light_pos)
     a = cam.project(np.array([[0.0, 0.0, 0.0], [-ldir[0], -ldir[1], 0.0]]))
     sdir = a[1] - a[0]

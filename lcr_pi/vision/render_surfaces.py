@@ -236,12 +236,12 @@ def draw_clutter(img: np.ndarray, shadow: ShadowCanvas, rng: np.random.Generator
 
 def hand_shapes(rng: np.random.Generator) -> dict:
     """Random proportions of a hand (millimetres, hand-local: wrist at the origin, fingers along +x)."""
-    spread = rng.uniform(0.05, 0.25)
+    spread = rng.uniform(0.08, 0.3)
     fingers = []
     for k in range(4):
-        y = (k - 1.5) * 21 + rng.normal(0, 2)
-        length = (72, 82, 78, 62)[k] * rng.uniform(0.55, 1.05)  # curled fingers look shorter
-        fingers.append((95.0, float(y), float(length), float((k - 1.5) * spread), float(rng.uniform(16, 19))))
+        y = (k - 1.5) * 21 + rng.normal(0, 1.5)
+        length = (72, 82, 78, 62)[k] * rng.uniform(0.6, 1.05)  # curled fingers look shorter
+        fingers.append((90.0, float(y), float(length), float((k - 1.5) * spread), float(rng.uniform(14, 16.5))))
     return {
         "palm": (55.0, 0.0, 50.0, 44.0),
         "fingers": fingers,
@@ -276,10 +276,14 @@ def draw_hand(img: np.ndarray, shapes: dict, origin, angle: float, px_per_mm: fl
     cv2.fillPoly(mask, [_pts(palm)], 255, cv2.LINE_AA, 4)
     wrist = to_img([[0, -34], [0, 34], [50, 44], [50, -44]])
     cv2.fillConvexPoly(mask, _pts(wrist), 255, cv2.LINE_AA, 4)
+    seams = np.zeros((h, w), np.uint8)
     for bx, by, length, ang, wd in shapes["fingers"]:
         tip = [bx + length * np.cos(ang), by + length * np.sin(ang)]
         a, b = to_img([[bx - 10, by], tip])
         cv2.line(mask, _pts(a[None])[0], _pts(b[None])[0], 255, max(1, int(wd * s)), cv2.LINE_AA, 4)
+        # The outline of each finger, so that touching fingers still read as fingers.
+        cv2.line(seams, _pts(a[None])[0], _pts(b[None])[0], 255, max(1, int(wd * s)), cv2.LINE_AA, 4)
+        cv2.line(seams, _pts(a[None])[0], _pts(b[None])[0], 0, max(1, int((wd - 3) * s)), cv2.LINE_AA, 4)
     tx, ty, tl, tw = shapes["thumb"]
     a, b = to_img([[tx, ty * 0.6], [tx + tl * 0.7, ty + np.sign(ty) * tl * 0.5]])
     cv2.line(mask, _pts(a[None])[0], _pts(b[None])[0], 255, max(1, int(tw * s)), cv2.LINE_AA, 4)
@@ -303,7 +307,7 @@ def draw_hand(img: np.ndarray, shapes: dict, origin, angle: float, px_per_mm: fl
     sm = sleeve_mask[y0:y1, x0:x1]
     # Rounded look: brighter along the middle of each finger and the palm, darker at the edges.
     dist = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
-    shade = 0.68 + 0.4 * np.sqrt(np.clip(dist / (9 * s), 0, 1))
+    shade = (0.68 + 0.4 * np.sqrt(np.clip(dist / (9 * s), 0, 1))) * (1 - 0.35 * seams[y0:y1, x0:x1] / 255)
     tone = np.asarray(shapes["tone"], np.float32)
     skin = tone[None, None, :] * shade[..., None]
     sleeve = np.asarray(shapes["sleeve"], np.float32)[None, None, :] * (

@@ -1,0 +1,43 @@
+"""Median time to render synthetic scenes (lcr_pi.vision.render).
+
+    .venv/bin/python benchmarks/bench_render.py [--n 60]
+
+Prints the median milliseconds per 1280x960 scene of 3 dice (pip and LCR), per frame of a roll
+sequence, and per full-resolution pi-black-tray scene.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from lcr_pi.vision.render import random_scene, roll_sequence
+
+
+def median_ms(fn, n: int) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return 1000 * float(np.median(times))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=60)
+    n = ap.parse_args().n
+    rng = np.random.default_rng(0)
+    random_scene(rng)  # load assets and noise bank
+    print(f"pip 1280x960, 3 dice:  {median_ms(lambda: random_scene(rng, n_dice=3), n):7.1f} ms")
+    print(f"lcr 1280x960, 3 dice:  {median_ms(lambda: random_scene(rng, n_dice=3, kind='lcr'), n):7.1f} ms")
+    seq = median_ms(lambda: roll_sequence(rng, n_frames=20, n_dice=3, kind="lcr"), max(3, n // 10)) / 20
+    print(f"roll sequence frame:   {seq:7.1f} ms")
+    pi = median_ms(lambda: random_scene(rng, n_dice=3, kind="lcr", preset="pi-black-tray"), max(3, n // 10))
+    print(f"pi-black-tray 3280x2464: {pi:5.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
