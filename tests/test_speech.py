@@ -160,6 +160,25 @@ def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
     assert lines[1:] == [f"SAY: {s}" for s in SENTENCES]
 
 
+def test_echo_prints_each_sentence_as_it_is_spoken_and_only_once_on_failure(tmp_path):
+    out = io.StringIO()
+    with EspeakSpeaker(output_dir=tmp_path / "wav", echo=True, stream=out) as speaker:
+        speaker.say(SENTENCES[0])
+        assert speaker.wait_until_idle(30)
+    assert out.getvalue() == f"SAY: {SENTENCES[0]}\n"
+    assert (tmp_path / "wav" / "0001.wav").exists()
+    program, gate, _ = gated_espeak(tmp_path, fail=True)
+    gate.touch()
+    out = io.StringIO()
+    with EspeakSpeaker(program=program, echo=True, stream=out) as speaker:
+        speaker.say(SENTENCES[0])
+        speaker.say(SENTENCES[1])
+        assert speaker.wait_until_idle(30)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"SAY: {SENTENCES[0]}" and lines[1].startswith("Speech failed")
+    assert lines[2:] == [f"SAY: {SENTENCES[1]}"]
+
+
 def test_without_espeak_the_words_are_printed_and_the_table_is_told_once(monkeypatch):
     monkeypatch.setattr(speech, "_told_speech_off", False)
     out = io.StringIO()

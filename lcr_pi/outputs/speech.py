@@ -179,6 +179,7 @@ class EspeakSpeaker:
         program: str = "espeak-ng",
         player: str | None = "aplay",
         stream: TextIO | None = None,
+        echo: bool = False,
     ):
         if shutil.which(program) is None:
             raise UserError(f"{program} is not installed: {INSTALL_HINT}")
@@ -187,6 +188,7 @@ class EspeakSpeaker:
         self.voice = validate_voice(voice, program)
         self.program = program
         self.sounds = sounds
+        self.echo = echo  # also print each sentence as it is spoken (the demo shows and says)
         self.player = shutil.which(player) if player else None
         self.output_dir = Path(output_dir) if output_dir is not None else None
         if self.output_dir is not None:
@@ -252,9 +254,8 @@ class EspeakSpeaker:
             raise RuntimeError("the speaker is closed")
         with self._idle:
             self._pending += 1
-        with self._lock:
-            generation = self._generation
-        self._queue.put((generation, kind, payload))
+        # Read without self._lock, which the worker holds while it starts a process: say() must not wait.
+        self._queue.put((self._generation, kind, payload))
 
     # -- the worker's side -----------------------------------------------------------------------------
 
@@ -280,9 +281,10 @@ class EspeakSpeaker:
             if kind == "say":
                 self.spoken.append(payload)
             self.history.append((kind, payload))
-            if kind == "say" and self.failure is not None:
+            if kind == "say" and (self.failure is not None or self.echo):
                 self._printer.say(payload)
-                return
+                if self.failure is not None:
+                    return
             if kind == "say":
                 command = [self.program, "-v", self.voice, "-s", str(self.rate_wpm), "-a", str(self.amplitude),
                            "-b", "1", "--stdin"]
@@ -320,7 +322,8 @@ class EspeakSpeaker:
         """A failed sentence falls back to print (it is printed, not lost); a failed cue just stops cues."""
         if kind == "say":
             self._fail(problem)
-            self._printer.say(payload)
+            if not self.echo:  # echoed already
+                self._printer.say(payload)
         elif not self._cues_broken:
             self._cues_broken = True
             log.info("cue sounds failed: %s", problem)
@@ -381,17 +384,19 @@ def make_speaker(
     output_dir: str | Path | None = None,
     program: str = "espeak-ng",
     stream: TextIO | None = None,
+    echo: bool = False,
 ) -> Speaker:
     """espeak-ng when it is installed, else a :class:`PrintSpeaker` (telling the table once, per run).
 
     Rate and volume are checked either way, so a bad config is caught on the laptop, not at the table.
+    ``echo`` prints each sentence as espeak-ng speaks it, too.
     """
     global _told_speech_off
     validate_rate(rate_wpm)
     validate_volume(volume)
     if shutil.which(program) is not None:
         return EspeakSpeaker(voice, rate_wpm, volume, sounds, output_dir=output_dir, program=program,
-                             stream=stream)
+                             stream=stream, echo=echo)
     if not _told_speech_off:
         _told_speech_off = True
         print(f"Speech is off: {program} is not installed, so the words are printed. "
