@@ -312,6 +312,7 @@ class Referee:
             "repeat": self._repeat,
             "status": self._status,
             "new_game": self._new_game,
+            "help": self._help,
         }.get(action)
         if handler is None:
             raise UserError(f"unknown action {action!r}")
@@ -334,6 +335,11 @@ class Referee:
         if self.phase != "await_decision":
             return self._speak(["There is nothing to choose now."])
         candidates = self._candidates()
+        if name is not None and name.strip().isdigit():  # typed: "choose 2", the second name offered
+            number_ = int(name)
+            if not 1 <= number_ <= len(candidates):
+                return self._speak([f"Choose a number from 1 to {len(candidates)}."])
+            return self._pick(candidates[number_ - 1])
         if name is not None:  # typed: "choose Bob"
             try:
                 seat = self.config.seat_of(name)
@@ -381,6 +387,16 @@ class Referee:
             words.append("That win is taken off the tally.")
         words.append(f"Roll {dice(state.dice_to_roll)}.")
         return self._speak(words) + [ShowTurn(state.current), self._checkpoint("undo", faces=list(undone.faces))]
+
+    def _help(self) -> list:
+        if self.phase == "await_decision":
+            return self._speak([self._decision_reminder()], keep=False)
+        if self.phase == "confirm_read":
+            return self._speak(["Roll again, or press confirm if the dice show what I said."], keep=False)
+        return self._speak([
+            "Buttons: confirm, undo to take back the last turn, repeat to hear the last words again, "
+            "status for everyone's chips. Hold confirm for a new game."
+        ], keep=False)
 
     def _repeat(self) -> list:
         return [Say(line) for line in self._last_words] or self._speak(self._status_words())

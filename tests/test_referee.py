@@ -125,7 +125,8 @@ def test_wild_decision_typed_by_name_refuses_impossible_choices():
     assert said(ref.on_action("choose", "Ann")) == "Ann cannot be chosen. Choose Bob or Cy."
     assert "No player called 'Zed'" in said(ref.on_action("choose", "Zed"))
     assert "must first choose" in said(ref.on_roll(clear(".", ".", ".")))
-    ref.on_action("choose", "cy")
+    assert said(ref.on_action("choose", "3")) == "Choose a number from 1 to 2."
+    ref.on_action("choose", "2")  # the second name offered: Cy
     assert ref.game.state.chips == (4, 3, 2)
 
 
@@ -141,6 +142,7 @@ def test_undo_repeat_and_status():
     assert said(out) == "Undone: Ann's roll of L, dot, dot. Ann, it is your turn again. Roll three dice."
     assert ref.game.state.chips == (3, 3, 3) and ShowTurn(0) in out
     assert said(ref.on_action("undo")) == "Nothing to undo."
+    assert said(ref.on_action("help")).startswith("Buttons: confirm, undo")
     with pytest.raises(UserError, match="unknown action 'dance'"):
         ref.on_action("dance")
 

@@ -1,0 +1,95 @@
+"""``lcr-pi run``: referee a game night at the table."""
+
+from __future__ import annotations
+
+import logging
+
+from lcr_pi.errors import UserError
+from lcr_pi.night import assemble
+from lcr_pi.settings import load_settings, with_players
+from lcr_pi.table import Table, run_loop
+
+HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
+
+log = logging.getLogger("lcr_pi.run")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--config", help="settings file (TOML); see README 'Settings'")
+    parser.add_argument("--players", help="names in seat order, comma separated (overrides the config)")
+    parser.add_argument("--dice", choices=["camera", "keyboard"], default="camera",
+                        help="read the dice with the camera (default) or type each roll, e.g. 'L . C' or '4 1 6'")
+    parser.add_argument("--camera", help="camera source: auto, picamera2, webcam:N, a video file or a folder of frames")
+    parser.add_argument("--state-dir", help="where the game, its log and evidence frames are kept")
+    parser.add_argument("--speech", choices=["auto", "espeak-ng", "print"], help="speech engine (overrides the config)")
+    parser.add_argument("--new", action="store_true", help="start a new game even if a saved one exists")
+
+
+def apply_overrides(settings, args):
+    from dataclasses import replace
+
+    if args.players:
+        settings = with_players(settings, [p.strip() for p in args.players.split(",")])
+    if getattr(args, "camera", None):
+        settings = replace(settings, camera=replace(settings.camera, source=args.camera))
+    if getattr(args, "state_dir", None):
+        settings = replace(settings, storage=replace(settings.storage, state_dir=args.state_dir))
+    if getattr(args, "speech", None):
+        settings = replace(settings, speech=replace(settings.speech, engine=args.speech))
+    return settings
+
+
+def run(args) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = apply_overrides(load_settings(args.config), args)
+    night = assemble(settings, new=args.new)
+    try:
+        dice_source = None
+        if args.dice == "camera":
+            dice_source = _camera_dice(settings, night)
+        table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
+                      sounds=settings.speech.sounds, encode_evidence=_encode_evidence())
+        for problem in night.problems:
+            log.error("%s", problem)
+            night.speaker.say(f"Warning: {problem}.")
+        if dice_source is None:
+            night.speaker.say("Type each roll, for example L dot C, or 4 1 6.")
+        run_loop(table, actions=night.actions, dice_source=dice_source)
+    finally:
+        night.close()
+    return 0
+
+
+def _encode_evidence():
+    from lcr_pi.camera_dice import encode_evidence
+
+    return encode_evidence
+
+
+def _camera_dice(settings, night):
+    """The camera, the settle detector and the reader; when the camera is missing, typed rolls."""
+    from lcr_pi.camera import ReopeningSource, open_frame_source
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.reader import DiceReader
+
+    try:
+        reader = DiceReader()
+    except UserError as exc:
+        night.problems.append(f"the dice reader cannot start ({exc}); type the rolls instead")
+        return None
+    cam = settings.camera
+
+    def open_camera():
+        return open_frame_source(cam.source, width=cam.width, height=cam.height)
+
+    def lost(reason):
+        night.speaker.say(f"The camera has stopped ({reason}). I keep trying; you can type the rolls meanwhile.")
+
+    def back():
+        night.speaker.say("The camera is back.")
+
+    frames = ReopeningSource(open_camera, on_lost=lost, on_back=back)
+    dice_kind = settings.reader.dice
+    if dice_kind == "auto" and settings.game_config().wild:
+        dice_kind = "wild"
+    return CameraDice(frames, lambda frame: reader.read(frame, dice_kind=dice_kind))

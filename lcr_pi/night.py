@@ -1,0 +1,208 @@
+"""Assembling a night at the table from the settings: speaker, lights, buttons, keyboard, store, referee.
+
+Every piece that can fail on a real table (a wrong pin, no GPIO chip, no camera, a read-only card)
+is reported aloud and in the log, and the night goes on with what works: no LEDs, typed rolls, no saving.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+
+from gpiozero.pins.mock import MockFactory
+
+from lcr_pi.errors import UserError
+from lcr_pi.inputs import ActionQueue
+from lcr_pi.inputs.buttons import TableButtons
+from lcr_pi.inputs.keyboard import KeyboardInput
+from lcr_pi.outputs.lights import TableLights, render_lights
+from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
+from lcr_pi.persist import GameStore
+from lcr_pi.referee import Referee
+from lcr_pi.settings import Settings
+
+log = logging.getLogger("lcr_pi.night")
+
+
+class TerminalLights:
+    """LEDs drawn in the terminal: real gpiozero LEDs on mock pins, printed after each change."""
+
+    def __init__(self, names, *, stream=None, pin_factory=None, fast: bool = False):
+        self.names = list(names)
+        self.stream = stream or sys.stdout
+        n = len(self.names)
+        timing = dict(blink_on_s=0.02, blink_off_s=0.02, gap_s=0.03, flash_s=0.02, celebrate_s=0.2,
+                      attention_s=0.02) if fast else {}
+        self.lights = TableLights(list(range(2, 2 + n)), 2 + n, pin_factory=pin_factory or MockFactory(),
+                                  names=self.names, **timing)
+
+    def _draw(self, note: str = "") -> None:
+        print(f"  LEDs {render_lights(self.lights, self.names)}{note}", file=self.stream, flush=True)
+
+    def show_turn(self, seat):
+        self.lights.show_turn(seat)
+        self._draw()
+
+    def show_moves(self, moves, then_turn=None):
+        moves = list(moves)
+        self.lights.show_moves(moves, then_turn)
+        blinks = {}
+        for m in moves:
+            target = "pot" if m.receiver is None else self.names[m.receiver]
+            blinks[target] = blinks.get(target, 0) + 1
+        if blinks:
+            described = ", ".join(f"{who} x{n}" for who, n in blinks.items())
+            print(f"  LEDs blink: {described}", file=self.stream, flush=True)
+
+    def celebrate(self, seat):
+        self.lights.celebrate(seat)
+        print(f"  LEDs: {self.names[seat]}'s LED flashes to celebrate", file=self.stream, flush=True)
+
+    def attention(self):
+        self.lights.attention()
+
+    def off(self):
+        self.lights.off()
+
+    def wait_until_idle(self, timeout):
+        return self.lights.wait_until_idle(timeout)
+
+    def close(self):
+        self.lights.close()
+
+
+@dataclass
+class Night:
+    """Everything a night needs, and what was set aside because it failed (``problems``)."""
+
+    settings: Settings
+    referee: Referee
+    speaker: object
+    lights: object
+    store: GameStore | None
+    actions: ActionQueue
+    closers: list = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            try:
+                close()
+            except Exception as exc:  # noqa: BLE001 - closing must go on for the rest
+                log.warning("closing: %s", exc)
+
+
+def make_night_speaker(settings: Settings, *, echo: bool = False):
+    engine = settings.speech.engine
+    s = settings.speech
+    if engine == "print":
+        return PrintSpeaker()
+    if engine == "espeak-ng" and shutil.which("espeak-ng") is None:
+        raise UserError("speech.engine is 'espeak-ng' but espeak-ng is not installed: sudo apt install espeak-ng")
+    return make_speaker(s.voice, s.rate, s.volume, s.sounds, echo=echo)
+
+
+def make_lights(settings: Settings, names, problems: list[str], *, terminal_fallback: bool = True):
+    """Real LEDs when the settings give pins and this computer has GPIO; else drawn in the terminal."""
+    gpio = settings.gpio
+    if gpio.enabled and gpio.seat_leds:
+        try:
+            if len(gpio.seat_leds) != len(names):
+                raise UserError(
+                    f"gpio.seat_leds has {len(gpio.seat_leds)} pins for {len(names)} players: give one pin per seat"
+                )
+            if gpio.centre_led is None:
+                raise UserError("gpio.centre_led is missing: give the pin of the pot's LED")
+            return TableLights(list(gpio.seat_leds), gpio.centre_led, gpio.buzzer, names=list(names))
+        except UserError as exc:
+            problems.append(f"LEDs are off: {exc}")
+    return TerminalLights(names) if terminal_fallback else None
+
+
+def button_pins(settings: Settings) -> dict:
+    gpio = settings.gpio
+    pins = {
+        "confirm": gpio.confirm_button,
+        "undo": gpio.undo_button,
+        "repeat": gpio.repeat_button,
+        "status": gpio.status_button,
+        "choose": gpio.choose_button,
+    }
+    return {name: pin for name, pin in pins.items() if pin is not None}
+
+
+def open_store(settings: Settings, problems: list[str]) -> GameStore | None:
+    try:
+        return GameStore(settings.state_dir, evidence_frames=settings.storage.evidence_frames)
+    except UserError as exc:
+        problems.append(f"the game is not being saved: {exc}")
+        return None
+
+
+def resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
+    """The saved game when there is one for these players and rules, else a new night."""
+    config = settings.game_config()
+    fresh = Referee(config, series_rules=settings.series_rules(), first_player=settings.game.first_player)
+    if store is None or new:
+        if store is not None:
+            store.discard()
+        return fresh
+    try:
+        snapshot = store.load()
+    except UserError as exc:
+        problems.append(f"{exc}. Starting a new game")
+        _set_aside(store)
+        return fresh
+    if snapshot is None:
+        return fresh
+    try:
+        referee = Referee.restore(snapshot, source=str(store.state_path))
+    except UserError as exc:
+        problems.append(f"{exc}. Starting a new game")
+        _set_aside(store)
+        return fresh
+    if referee.config != config:
+        log.info("saved game was for %s; settings say %s", referee.config, config)
+        problems.append("the saved game had other players or rules, so a new game starts")
+        _set_aside(store)
+        return fresh
+    return referee
+
+
+def _set_aside(store: GameStore) -> None:
+    """Keep an unusable save for a person to look at, out of the way of the new game."""
+    try:
+        store.state_path.rename(store.state_path.with_name(f"game-set-aside-{int(time.time())}.json"))
+    except OSError:
+        pass
+
+
+def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, echo: bool = False,
+             lights=None) -> Night:
+    problems: list[str] = []
+    names = settings.game_config().players
+    speaker = make_night_speaker(settings, echo=echo)
+    closers = [speaker.close]
+    if lights is None:
+        lights = make_lights(settings, names, problems)
+    if lights is not None and hasattr(lights, "close"):
+        closers.append(lights.close)
+    store = open_store(settings, problems)
+    referee = resume_or_new(settings, store, problems, new=new)
+    actions = ActionQueue()
+    pins = button_pins(settings)
+    if settings.gpio.enabled and pins:
+        try:
+            buttons = TableButtons(pins, on_action=actions.put_action,
+                                   long_press_s=settings.gpio.long_press_seconds)
+            closers.append(buttons.close)
+        except UserError as exc:
+            problems.append(f"buttons are off: {exc}")
+    if keyboard:
+        typed = KeyboardInput(on_action=actions.put_action, players=names,
+                              on_error=lambda message: print(message, file=sys.stderr, flush=True))
+        closers.append(typed.close)
+    return Night(settings, referee, speaker, lights, store, actions, closers, problems)
