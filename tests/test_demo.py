@@ -1,5 +1,7 @@
 """The newcomer's first command: `lcr-pi demo` plays a whole game and says so."""
 
+import re
+
 import pytest
 
 from lcr_pi.cli import main
@@ -7,17 +9,18 @@ from lcr_pi.cli import main
 
 @pytest.mark.parametrize("variant", ["classic", "wild", "wild-win", "last-chip"])
 def test_demo_plays_a_whole_game(capsys, variant):
-    assert main(["demo", "--seed", "7", "--variant", variant, "--players", "5"]) == 0
+    assert main(["demo", "--typed", "--speech", "print", "--seed", "7", "--variant", variant, "--players", "5"]) == 0
     out = capsys.readouterr().out
     assert "A new game of LCR: Player 1, Player 2, Player 3, Player 4 and Player 5" in out
     assert out.count(" wins ") >= 1 and "Game over after" in out
+    assert "LEDs [Player 1 ● ][Player 2 ○ ]" in out  # the lights, drawn from the mock pins
 
 
-def test_demo_is_repeatable_with_a_seed(capsys):
-    main(["demo", "--seed", "11"])
-    first = capsys.readouterr().out
-    main(["demo", "--seed", "11"])
-    assert capsys.readouterr().out == first
+def test_demo_is_repeatable_with_a_seed(capsys, tmp_path):
+    main(["demo", "--typed", "--speech", "print", "--seed", "11", "--keep", str(tmp_path / "a")])
+    first = re.sub(r"in \d+ s", "", capsys.readouterr().out.replace(str(tmp_path / "a"), "DIR"))
+    main(["demo", "--typed", "--speech", "print", "--seed", "11", "--keep", str(tmp_path / "b")])
+    assert re.sub(r"in \d+ s", "", capsys.readouterr().out.replace(str(tmp_path / "b"), "DIR")) == first
 
 
 @pytest.mark.parametrize(

@@ -1,26 +1,31 @@
 """``lcr-pi demo``: a complete game on any computer, no camera or Pi needed.
 
-For now the dice are rolled by the computer (seeded, so ``--seed`` repeats a game) and refereed by the
-real rules engine, with every announcement printed as the speaker would say it. The camera-frame demo of
-the full referee replaces the dice source once the referee loop exists.
+A simulated player throws dice; the renderer films them tumbling into a tray; the real settle detector
+and dice reader read the frames; the real referee calls every turn. LEDs are drawn in the terminal from
+gpiozero's mock pins, and the words are printed and, where espeak-ng exists, spoken.
+``--typed`` skips the camera part: the computer types each roll, as ``lcr-pi run --dice keyboard`` would.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import tempfile
 import time
 
-from lcr_pi.announce import announce
-from lcr_pi.errors import UserError
-from lcr_pi.rules import VARIANTS, Game, GameConfig
-from lcr_pi.stats.policy import choose_victims
+import numpy as np
 
-HELP = "play a demonstration game (no camera or Pi needed)"
+from lcr_pi.errors import UserError
+from lcr_pi.inputs import ActionQueue
+from lcr_pi.night import TerminalLights, make_night_speaker
+from lcr_pi.referee import Referee
+from lcr_pi.rules import VARIANTS, GameConfig
+from lcr_pi.settings import Settings
+from lcr_pi.table import Table, run_loop
+
+HELP = "play a demonstration game on synthetic camera frames (no camera or Pi needed)"
 
 DEFAULT_PLAYERS = "Ann,Bob,Cy,Dee"
-LCR_DIE = ("L", "C", "R", "dot", "dot", "dot")
-WILD_DIE = ("L", "C", "R", "W", "dot", "dot")
 
 
 def add_arguments(parser) -> None:
@@ -29,7 +34,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--chips", type=int, default=3, help="starting chips (default: 3)")
     parser.add_argument("--variant", default="classic", help=f"one of {', '.join(VARIANTS)}; combine with '+'")
     parser.add_argument("--seed", type=int, default=None, help="repeat the same game")
-    parser.add_argument("--pause", type=float, default=0.0, help="seconds to wait between turns")
+    parser.add_argument("--speech", choices=["auto", "espeak-ng", "print"], default="auto",
+                        help="speak with espeak-ng where installed (default), or only print")
+    parser.add_argument("--typed", action="store_true", help="no camera frames: the computer types the rolls")
+    parser.add_argument("--keep", metavar="DIR", help="keep the game, its log and the evidence frames in DIR")
 
 
 def parse_players(text: str) -> list[str]:
@@ -40,45 +48,85 @@ def parse_players(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
-def board(game: Game) -> str:
-    s = game.state
-    seats = " | ".join(
-        f"{'>' if seat == s.current and not s.is_over else ' '}{name} {n}"
-        for seat, (name, n) in enumerate(zip(game.config.players, s.chips))
-    )
-    return f"[{seats} | pot {s.pot}]"
-
-
 def run(args) -> int:
     config = GameConfig.create(parse_players(args.players), starting_chips=args.chips, variant=args.variant)
-    if args.pause < 0:
-        raise UserError(f"--pause must be 0 or more seconds, got {args.pause}")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    rng = random.Random(seed)
-    game = Game(config)
-    die = WILD_DIE if config.wild else LCR_DIE
-    say = _printer(config.players)
-    print(f"lcr-pi demo (seed {seed}): the computer rolls the dice; the referee calls every turn.")
-    say(game.opening)
-    while not game.state.is_over:
-        state = game.state
-        if state.pending is not None:
-            victims = choose_victims(state.chips, state.pending.seat, state.pending.take)
-            say(game.choose(state.pending.seat, list(victims)))
+    settings = Settings()
+    from dataclasses import replace
+
+    settings = replace(settings, speech=replace(settings.speech, engine=args.speech, rate=220))
+    speaker = make_night_speaker(settings, echo=True)
+    lights = TerminalLights(config.players, fast=True)
+    referee = Referee(config)
+    actions = ActionQueue()
+    how = "the computer types the rolls" if args.typed else "rendered camera frames, read by the dice reader"
+    print(f"lcr-pi demo (seed {seed}): {how}.", flush=True)
+    started = time.monotonic()
+    keep = args.keep or tempfile.mkdtemp(prefix="lcr-pi-demo-")
+    from lcr_pi.camera_dice import encode_evidence
+    from lcr_pi.persist import GameStore
+
+    store = GameStore(keep, evidence_frames=1000)
+    table = Table(referee, speaker=speaker, lights=lights, store=store, encode_evidence=encode_evidence)
+    try:
+        if args.typed:
+            source = TypedRolls(referee, random.Random(seed), actions)
         else:
-            say(game.roll([rng.choice(die) for _ in range(state.dice_to_roll)]))
-        print(board(game))
-        if args.pause:
-            time.sleep(args.pause)
-    print(f"Game over after {game.state.rolls} rolls. Replay it with: lcr-pi demo --seed {seed} "
-          f"--players {','.join(config.players)} --chips {config.starting_chips} --variant {config.variant_name}")
+            source = _rendered(referee, config, seed, actions)
+        run_loop(table, actions=actions, dice_source=source, max_seconds=600)
+        speaker.wait_until_idle(timeout=30)
+    finally:
+        lights.close()
+        speaker.close()
+    state = referee.game.state if referee.game else None
+    elapsed = time.monotonic() - started
+    if state is None or not state.is_over:
+        raise UserError("the demo game did not finish")
+    print(f"Game over after {state.rolls} rolls in {elapsed:.0f} s. Saved in {keep}.")
+    if not args.typed:
+        score = source.score
+        print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
+              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong.")
+        for thrown, read in score.wrong:
+            print(f"  WRONG: thrown {' '.join(thrown)}, read {' '.join(read)}")
+    print(f"Replay it with: lcr-pi demo --seed {seed} --players {','.join(config.players)} "
+          f"--chips {config.starting_chips} --variant {config.variant_name}{' --typed' if args.typed else ''}")
+    sys.stdout.flush()
     return 0
 
 
-def _printer(players):
-    def say(events):
-        for line in announce(events, players):
-            print(f"  {line}")
-        sys.stdout.flush()
+def _rendered(referee, config, seed, actions):
+    from lcr_pi.demo_table import RenderedRolls
+    from lcr_pi.vision.reader import DiceReader
 
-    return say
+    reader = DiceReader()
+    return RenderedRolls(referee, reader, np.random.default_rng(seed), wild=config.wild, actions=actions)
+
+
+class TypedRolls:
+    """The computer as a typist: random faces for every roll, and the Wild choices."""
+
+    def __init__(self, referee, rng: random.Random, actions):
+        from lcr_pi.demo_table import LCR_DIE, WILD_DIE
+
+        self.referee = referee
+        self.rng = rng
+        self.actions = actions
+        self.die = WILD_DIE if referee.config.wild else LCR_DIE
+        self.exhausted = False
+
+    def poll(self):
+        from lcr_pi.referee import RollObservation
+        from lcr_pi.stats.policy import choose_victims
+
+        ref = self.referee
+        if ref.phase == "game_over":
+            self.exhausted = True
+            return None
+        if ref.phase == "await_decision":
+            state = ref.game.state
+            for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
+                self.actions.put(("choose", ref.config.players[victim]))
+            return None
+        n = ref.game.state.dice_to_roll if ref.game else 3
+        return RollObservation(tuple(self.rng.choice(self.die) for _ in range(n)), source="keyboard")

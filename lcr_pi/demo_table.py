@@ -1,0 +1,107 @@
+"""The demo's pretend table: a simulated player throws dice, the renderer films them, the real reader reads.
+
+:class:`RenderedRolls` is a dice source like the camera: the referee loop polls it once per frame. When
+the referee is waiting for dice it throws the right number (seeded, so ``--seed`` repeats a night),
+renders the frames of the dice tumbling into the tray, and feeds them one by one through the same
+settle detector and reader as the real camera. It also acts for the players where buttons are needed
+(whom to rob in a Wild game, "next game"), and it keeps score of how often the reader agreed with the
+dice it threw, so the demo says honestly how well the reading went.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lcr_pi.camera_dice import observe
+from lcr_pi.rules.config import MAX_DICE
+from lcr_pi.stats.policy import choose_victims
+from lcr_pi.vision.render import roll_sequence
+from lcr_pi.vision.settle import SettleDetector
+
+LCR_DIE = ("L", "C", "R", "dot", "dot", "dot")
+WILD_DIE = ("L", "C", "R", "W", "dot", "dot")
+
+
+@dataclass
+class ReadingScore:
+    """How the reader did on the dice the demo threw."""
+
+    rolls: int = 0
+    agreed: int = 0
+    unsure: int = 0
+    wrong: list = field(default_factory=list)  # (thrown, read) pairs read "clear" but wrong
+
+
+class RenderedRolls:
+    """A dice source that throws and films dice whenever the referee waits for a roll."""
+
+    def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
+                 size=(640, 480), frames_per_roll: int = 10, on_throw=None):
+        self.referee = referee
+        self.reader = reader
+        self.rng = rng
+        self.wild = wild
+        self.actions = actions
+        self.size = size
+        self.frames_per_roll = frames_per_roll
+        self.on_throw = on_throw
+        self.settle = SettleDetector()
+        self.frames: list[np.ndarray] = []
+        self.thrown: tuple[str, ...] = ()
+        self.score = ReadingScore()
+        self.exhausted = False
+        self._pressed_for: object = None
+
+    def poll(self):
+        if not self.frames:
+            self._next_move()
+            return None
+        frame = self.frames.pop(0)
+        update = self.settle.update(frame)
+        if update.state != "settled":
+            return None
+        self.frames.clear()  # the rest of this throw's frames show the same dice at rest
+        reading = self.reader.read(update.frame, dice_kind="wild" if self.wild else "lcr")
+        self._score(reading)
+        return observe(reading, update.frame)
+
+    # -- the simulated players ---------------------------------------------------------------------
+
+    def _next_move(self) -> None:
+        ref = self.referee
+        phase = ref.phase
+        if phase in ("await_roll", "confirm_read", "roll_off"):
+            self._throw(ref.roll_off and phase == "roll_off")
+        elif phase == "await_decision" and self._pressed_for is not ref.game.state:
+            # A player at the table names whom to rob: the demo picks like the statistics do.
+            state = ref.game.state
+            self._pressed_for = state
+            for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
+                self.actions.put(("choose", ref.config.players[victim]))
+        elif phase == "game_over":
+            self.exhausted = True
+
+    def _throw(self, roll_off: bool) -> None:
+        if roll_off:
+            n = MAX_DICE
+        else:
+            n = self.referee.game.state.dice_to_roll
+        die = WILD_DIE if self.wild else LCR_DIE
+        self.thrown = tuple(str(self.rng.choice(die)) for _ in range(n))
+        frames, _ = roll_sequence(self.rng, size=self.size, faces=list(self.thrown),
+                                  kind="wild" if self.wild else "lcr", n_frames=self.frames_per_roll)
+        self.frames = list(frames)
+        self.settle.reset()
+        if self.on_throw:
+            self.on_throw(self.thrown)
+
+    def _score(self, reading) -> None:
+        self.score.rolls += 1
+        if reading.verdict != "clear":
+            self.score.unsure += 1
+        elif sorted(reading.faces) == sorted(self.thrown):
+            self.score.agreed += 1
+        else:
+            self.score.wrong.append((self.thrown, tuple(reading.faces)))
