@@ -12,6 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from lcr_pi.errors import UserError
 from lcr_pi.persist import GameStore
@@ -66,15 +67,25 @@ class Table:
         self.on_words = on_words
         self.clock = clock
         self._storage_warned = False
+        #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
+        #: scoreboard page listens here). Listeners must return quickly and must not raise.
+        self.listeners: list[Callable[[list, Referee], None]] = []
+        self.last_evidence: Path | None = None
 
     # -- outputs ----------------------------------------------------------------------------------
 
     def perform(self, outputs) -> None:
+        outputs = list(outputs)
         for out in outputs:
             try:
                 self._perform_one(out)
             except UserError as exc:
                 self._storage_problem(str(exc))
+        for listener in self.listeners:
+            try:
+                listener(outputs, self.referee)
+            except Exception:  # noqa: BLE001 - a broken page must never stop the game
+                log.exception("a listener failed")
 
     def _perform_one(self, out) -> None:
         if isinstance(out, Say):
@@ -102,7 +113,7 @@ class Table:
             if self.store is not None and self.encode_evidence is not None:
                 jpeg = self.encode_evidence(out.observation)
                 if jpeg:
-                    self.store.keep_evidence(f"{out.label}.jpg", jpeg)
+                    self.last_evidence = self.store.keep_evidence(f"{out.label}.jpg", jpeg)
 
     def _storage_problem(self, message: str) -> None:
         # A full or read-only card must not stop the game: say it once, log it every time.
