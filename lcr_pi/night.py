@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
 from lcr_pi.settings import Settings
+from lcr_pi.stats import odds_for_state, prepare
 
 log = logging.getLogger("lcr_pi.night")
 
@@ -145,7 +147,8 @@ def open_store(settings: Settings, problems: list[str]) -> GameStore | None:
 def resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
     """The saved game when there is one for these players and rules, else a new night."""
     config = settings.game_config()
-    fresh = Referee(config, series_rules=settings.series_rules(), first_player=settings.game.first_player)
+    fresh = Referee(config, series_rules=settings.series_rules(), first_player=settings.game.first_player,
+                    odds=odds_for_state)
     if store is None or new:
         if store is not None:
             store.discard()
@@ -159,7 +162,7 @@ def resume_or_new(settings: Settings, store: GameStore | None, problems: list[st
     if snapshot is None:
         return fresh
     try:
-        referee = Referee.restore(snapshot, source=str(store.state_path))
+        referee = Referee.restore(snapshot, source=str(store.state_path), odds=odds_for_state)
     except UserError as exc:
         problems.append(f"{exc}. Starting a new game")
         _set_aside(store)
@@ -180,10 +183,17 @@ def _set_aside(store: GameStore) -> None:
         pass
 
 
+def warm_odds(config) -> None:
+    """Solve the exact odds table in the background (half a second for 5 x 3), so that status
+    reports answer at once; if the game is too large for it, status uses a quick simulation."""
+    threading.Thread(target=prepare, args=(config,), name="odds-warm-up", daemon=True).start()
+
+
 def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, echo: bool = False,
              lights=None) -> Night:
     problems: list[str] = []
     names = settings.game_config().players
+    warm_odds(settings.game_config())
     speaker = make_night_speaker(settings, echo=echo)
     closers = [speaker.close]
     if lights is None:

@@ -120,8 +120,12 @@ class Referee:
     waits for a button or a re-roll), ``await_decision`` (Wild: whom to rob), ``game_over``.
     """
 
-    def __init__(self, config: GameConfig, *, series_rules: SeriesRules | None = None, first_player: str = ""):
+    def __init__(self, config: GameConfig, *, series_rules: SeriesRules | None = None, first_player: str = "",
+                 odds=None):
+        """``odds(state)`` (optional) gives win chances by seat for the status report; it is passed in
+        rather than imported so the referee stays deterministic in tests."""
         self.config = config
+        self.odds = odds
         self.series_rules = series_rules
         self.series = Series.start(config, series_rules) if series_rules else None
         self.first_player = first_player
@@ -413,6 +417,9 @@ class Referee:
         if self.series is not None:
             tally = ", ".join(f"{name} {number(w)}" for name, w in zip(self.config.players, self.series.wins))
             words.append(f"Games won: {tally}.")
+        favoured = self._favoured_words(state)
+        if favoured:
+            words.append(favoured)
         if self.phase == "game_over":
             words.append(f"{self.config.players[state.winner]} won this game. {self._game_over_prompt()}")
         elif self.phase == "await_decision":
@@ -420,6 +427,21 @@ class Referee:
         else:
             words.append(f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}.")
         return words
+
+    def _favoured_words(self, state) -> str:
+        if self.odds is None or state.is_over:
+            return ""
+        try:
+            odds = self.odds(state)
+        except Exception:  # noqa: BLE001 - the chances are a nicety; the status must still be spoken
+            return ""
+        if odds is None:
+            return ""
+        probabilities = list(odds.probabilities)
+        best = max(range(len(probabilities)), key=probabilities.__getitem__)
+        percent = round(100 * probabilities[best])
+        about = "" if odds.exact else "about "
+        return f"{self.config.players[best]} is favoured to win, with {about}{percent} percent."
 
     def _new_game(self) -> list:
         out = self._speak(["Starting a new game."])
@@ -476,7 +498,7 @@ class Referee:
         }
 
     @classmethod
-    def restore(cls, data: dict, *, source: str = "saved table") -> "Referee":
+    def restore(cls, data: dict, *, source: str = "saved table", odds=None) -> "Referee":
         """Rebuild the table from :meth:`snapshot`; a damaged snapshot is refused with ``source`` named."""
         if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT:
             raise UserError(f"{source} is not an lcr-pi table save")
@@ -485,7 +507,8 @@ class Referee:
         try:
             config = GameConfig.from_dict(data["config"])
             series = Series.from_dict(config, data["series"]) if data.get("series") else None
-            ref = cls(config, series_rules=series.rules if series else None, first_player=data.get("first_player", ""))
+            ref = cls(config, series_rules=series.rules if series else None, first_player=data.get("first_player", ""),
+                      odds=odds)
             ref.series = series
             if data.get("series_before_win"):
                 ref._series_before_win = Series.from_dict(config, data["series_before_win"])

@@ -196,3 +196,14 @@ def test_snapshot_restores_mid_decision_and_mid_series():
     assert again.snapshot() == snap
     with pytest.raises(UserError, match="not an lcr-pi table save"):
         Referee.restore({"format": "something else"})
+
+
+def test_status_names_the_favourite_when_odds_are_given():
+    from lcr_pi.stats import odds_for_state
+
+    ref = Referee(GameConfig.create(PLAYERS), odds=odds_for_state)
+    ref.start()
+    ref.on_roll(clear("L", "L", "."))  # Ann 1, Bob 5
+    words = said(ref.on_action("status"))
+    assert "Bob is favoured to win, with " in words and "percent." in words
+    assert "about" not in words  # 3 players, 3 chips: the exact table answers
