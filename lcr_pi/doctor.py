@@ -1,0 +1,473 @@
+"""``lcr-pi doctor``: check every part of the table, one by one, and say what works and what does not.
+
+Each check is a small function that returns :class:`Check` rows (PASS, WARN, FAIL or SKIP with a sentence
+naming the part, the pin, the file). Everything that touches hardware comes in as an argument (a pin
+factory, a camera opener, a speaker, a disk-usage function), so the tests run every check on gpiozero's
+MockFactory, a folder of frames and espeak-ng writing WAV files.
+
+>>> print(format_report([Check("disk", "PASS", "12.0 GB free"), Check("camera", "FAIL", "no camera")]))
+PASS  disk        12.0 GB free
+FAIL  camera      no camera
+<BLANKLINE>
+1 passed, 1 failed.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lcr_pi.errors import UserError
+from lcr_pi.persist import write_atomic
+from lcr_pi.settings import Settings
+
+log = logging.getLogger("lcr_pi.doctor")
+
+STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
+TEST_SENTENCE = "This is l c r pi. If you can hear this sentence, the speech works."
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CALIBRATION = REPO_ROOT / "calibration"
+REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
+MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
+LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: what was checked, PASS/WARN/FAIL/SKIP, and what was found."""
+
+    name: str
+    status: str
+    detail: str
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+
+def format_report(checks: Sequence[Check]) -> str:
+    """The PASS/FAIL list as text, with a count line at the end."""
+    width = max([len(c.name) for c in checks] + [10])
+    lines = [f"{c.status:<5} {c.name:<{width}}  {c.detail}" for c in checks]
+    counts = {s: sum(c.status == s for c in checks) for s in STATUSES}
+    words = {"PASS": "passed", "WARN": "warned", "FAIL": "failed", "SKIP": "skipped"}
+    summary = ", ".join(f"{counts[s]} {words[s]}" for s in STATUSES if counts[s] or s in ("PASS", "FAIL"))
+    return "\n".join([*lines, "", summary + "."])
+
+
+def spoken_summary(checks: Sequence[Check]) -> str:
+    """What the doctor says at the end, for a person who cannot read the screen.
+
+    >>> spoken_summary([Check("camera", "FAIL", "x"), Check("disk", "PASS", "y")])
+    'Check finished: 1 passed, 1 failed: camera.'
+    >>> spoken_summary([Check("disk", "PASS", "y")])
+    'Check finished: everything passed.'
+    """
+    failed = [c.name for c in checks if c.status == "FAIL"]
+    passed = sum(c.status == "PASS" for c in checks)
+    if not failed:
+        return "Check finished: everything passed." if passed else "Check finished: nothing could be checked."
+    return f"Check finished: {passed} passed, {len(failed)} failed: {', '.join(failed)}."
+
+
+# -- settings --------------------------------------------------------------------------------------------
+
+
+def check_settings(config: str | Path | None, load: Callable) -> tuple[Settings, Check]:
+    """Load the settings; a bad file is a FAIL and the other checks go on with the defaults."""
+    if config is None:
+        return Settings(), Check("settings", "WARN", "no --config given: checking with the default settings")
+    try:
+        return load(config), Check("settings", "PASS", f"{config} is valid")
+    except UserError as exc:
+        return Settings(), Check("settings", "FAIL", f"{exc} (the other checks use the defaults)")
+
+
+# -- camera ----------------------------------------------------------------------------------------------
+
+
+def check_camera(open_source: Callable[[], object], describe: str, *, tries: int = 50,
+                 pause_s: float = 0.1, sleep: Callable[[float], None] = time.sleep) -> Check:
+    """Open the camera, wait for one frame (a Pi camera needs a moment), report its size."""
+    try:
+        source = open_source()
+    except UserError as exc:
+        return Check("camera", "FAIL", f"{describe}: {exc}. Without a camera, play with typed rolls (--dice keyboard)")
+    try:
+        frame = None
+        for _ in range(tries):
+            try:
+                frame = source.read()
+            except Exception as exc:  # noqa: BLE001 - a camera driver fails in its own ways
+                return Check("camera", "FAIL", f"{describe}: reading a frame failed ({exc})")
+            if frame is not None:
+                break
+            if getattr(source, "exhausted", False):
+                break
+            sleep(pause_s)
+    finally:
+        try:
+            source.close()
+        except Exception:  # noqa: BLE001 - closing must not hide the result
+            pass
+    if frame is None:
+        return Check("camera", "FAIL", f"{describe}: opened, but no frame came after {tries} tries")
+    height, width = frame.shape[:2]
+    if float(frame.std()) < 4.0:
+        return Check("camera", "WARN", f"{describe}: {width}x{height} frame, but it is blank: lens cap, or the light off?")
+    return Check("camera", "PASS", f"{describe}: got a {width}x{height} frame")
+
+
+# -- speech ----------------------------------------------------------------------------------------------
+
+
+def check_speech(make_speaker: Callable[[], object], *, engine: str = "auto", sentence: str = TEST_SENTENCE,
+                 timeout_s: float = 30.0):
+    """Say the test sentence. Returns (check, speaker): the speaker is reused for the prompts that follow
+    (None when speech does not work; the caller prints the prompts then)."""
+    if engine == "print":
+        return Check("speech", "SKIP", "speech.engine is 'print' in the settings: words are printed"), None
+    try:
+        speaker = make_speaker()
+    except UserError as exc:
+        return Check("speech", "FAIL", str(exc)), None
+    if not hasattr(speaker, "failure"):  # a PrintSpeaker: espeak-ng is not installed
+        return Check("speech", "FAIL", "espeak-ng is not installed, so nothing is spoken: sudo apt install espeak-ng"), None
+    speaker.say(sentence)
+    if not speaker.wait_until_idle(timeout_s):
+        speaker.close()
+        return Check("speech", "FAIL", f"espeak-ng did not finish the test sentence within {timeout_s:g} s"), None
+    if speaker.failure is not None:
+        speaker.close()
+        hint = " (is a speaker plugged in, and the sound card enabled?)" if "sound card" in speaker.failure else ""
+        return Check("speech", "FAIL", f"speech failed: {speaker.failure}{hint}"), None
+    return Check("speech", "PASS", f"said the test sentence with espeak-ng (voice {speaker.voice}, "
+                                   f"{speaker.rate_wpm} words a minute)"), speaker
+
+
+# -- GPIO ------------------------------------------------------------------------------------------------
+
+
+def led_uses(settings: Settings, names: Sequence[str]) -> dict[str, object]:
+    """Each LED's use ("seat 1 LED (Ann)") -> its pin spec, from the settings."""
+    gpio = settings.gpio
+    uses = {}
+    for i, spec in enumerate(gpio.seat_leds):
+        who = f" ({names[i]})" if i < len(names) else ""
+        uses[f"seat {i + 1} LED{who}"] = spec
+    if gpio.centre_led is not None:
+        uses["centre LED"] = gpio.centre_led
+    if gpio.buzzer is not None:
+        uses["buzzer"] = gpio.buzzer
+    return uses
+
+
+def button_uses(settings: Settings) -> dict[str, object]:
+    gpio = settings.gpio
+    pins = {"confirm": gpio.confirm_button, "undo": gpio.undo_button, "repeat": gpio.repeat_button,
+            "status": gpio.status_button, "choose": gpio.choose_button}
+    return {f"{name} button": pin for name, pin in pins.items() if pin is not None}
+
+
+def check_pins(settings: Settings, names: Sequence[str], factory) -> Check:
+    """Every pin in the settings is a real GPIO and none is used twice (LEDs and buttons together)."""
+    from lcr_pi.outputs.lights import resolve_pins
+
+    uses = {**led_uses(settings, names), **button_uses(settings)}
+    if not uses:
+        return Check("pins", "SKIP", "no GPIO pins in the settings ([gpio] section)")
+    problems = []
+    gpio = settings.gpio
+    if gpio.seat_leds and len(gpio.seat_leds) < len(names):
+        problems.append(f"gpio.seat_leds has {len(gpio.seat_leds)} pins for {len(names)} players: give one per seat")
+    if gpio.seat_leds and gpio.centre_led is None:
+        problems.append("gpio.centre_led is missing: give the pin of the pot's LED")
+    try:
+        resolved = resolve_pins(uses, factory)
+    except UserError as exc:
+        problems.insert(0, str(exc))
+        resolved = {}
+    if problems:
+        return Check("pins", "FAIL", "; ".join(problems))
+    return Check("pins", "PASS", f"{len(resolved)} pins, each used once: "
+                                 + ", ".join(f"{use} {pin}" for use, pin in resolved.items()))
+
+
+def check_leds(settings: Settings, names: Sequence[str], factory, say: Callable[[str], None], *,
+               blinks: int = 3, on_s: float = 0.3, off_s: float = 0.3) -> list[Check]:
+    """Blink each LED in turn, after saying whose it is, so a person can watch them one by one.
+
+    A wrong or busy pin fails that LED only; the others are still blinked.
+    """
+    from gpiozero import LED, Buzzer
+
+    from lcr_pi.outputs.lights import make_device, resolve_pins
+
+    uses = led_uses(settings, names)
+    if not uses:
+        return [Check("LEDs", "SKIP", "no LED pins in the settings (gpio.seat_leds, gpio.centre_led)")]
+    checks, devices = [], []
+    try:
+        for use, spec in uses.items():
+            try:
+                pin = resolve_pins({use: spec}, factory)[use]
+                device = make_device(Buzzer if use == "buzzer" else LED, pin, use, factory)
+            except UserError as exc:
+                checks.append(Check(use, "FAIL", str(exc)))
+                continue
+            devices.append(device)
+            what = "beeps" if use == "buzzer" else "blinks"
+            say(f"Watch the {use}: it {what} {blinks} times.")
+            device.blink(on_time=on_s, off_time=off_s, n=blinks, background=False)
+            checks.append(Check(use, "PASS", f"{pin} {what} {blinks} times (watch that it is the right one)"))
+    finally:
+        for device in devices:
+            device.close()
+    return checks
+
+
+def check_buttons(settings: Settings, factory, say: Callable[[str], None], *, timeout_s: float = 15.0,
+                  skip: bool = False, clock: Callable[[], float] = time.monotonic) -> list[Check]:
+    """Ask for each button in turn ("press the undo button") and wait for the press."""
+    from gpiozero import Button
+
+    from lcr_pi.outputs.lights import make_device, resolve_pins
+
+    uses = button_uses(settings)
+    if not uses:
+        return [Check("buttons", "SKIP", "no button pins in the settings (gpio.confirm_button, ...)")]
+    if skip:
+        return [Check(use, "SKIP", "skipped (--skip-buttons)") for use in uses]
+    checks = []
+    for use, spec in uses.items():
+        try:
+            pin = resolve_pins({use: spec}, factory)[use]
+            button = make_device(Button, pin, use, factory)
+        except UserError as exc:
+            checks.append(Check(use, "FAIL", str(exc)))
+            continue
+        try:
+            if button.is_pressed:
+                checks.append(Check(use, "FAIL", f"{pin} reads pressed before anyone touches it: is the button "
+                                                 "wired to 3.3 V instead of ground, or stuck?"))
+                continue
+            say(f"Press the {use}.")
+            started = clock()
+            if button.wait_for_press(timeout=timeout_s):
+                checks.append(Check(use, "PASS", f"{pin} pressed after {clock() - started:.1f} s"))
+                button.wait_for_release(timeout=timeout_s)
+            else:
+                checks.append(Check(use, "FAIL", f"no press on {pin} within {timeout_s:g} s: is the button wired "
+                                                 "between that pin and a ground pin?"))
+        finally:
+            button.close()
+    return checks
+
+
+# -- files -----------------------------------------------------------------------------------------------
+
+
+def check_calibration(path: Path) -> Check:
+    """The table's calibration: read by the calibration module when it exists, else checked as JSON."""
+    try:
+        from lcr_pi.vision.calibration import load_calibration_or_default  # written for issue 5
+    except ImportError:
+        load_calibration_or_default = None
+    if load_calibration_or_default is not None:
+        try:
+            calibration, warning = load_calibration_or_default(path)
+        except UserError as exc:
+            return Check("calibration", "FAIL", str(exc))
+        if calibration is None:
+            return Check("calibration", "WARN", (warning or f"no calibration at {path}") +
+                         " (the reader works without it; run lcr-pi calibrate for this table)")
+        return Check("calibration", "WARN" if warning else "PASS", warning or f"{path} loaded")
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path] if path.exists() else []
+    if not files:
+        return Check("calibration", "WARN", f"no calibration file in {path} (the reader works without it; "
+                                            "run lcr-pi calibrate for this table)")
+    for file in files:
+        try:
+            json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return Check("calibration", "FAIL", f"{file} is damaged ({exc}); run lcr-pi calibrate again")
+    return Check("calibration", "PASS", f"{', '.join(f.name for f in files)} in {path} read as JSON")
+
+
+def check_models(models_dir: Path, load_net: Callable[[str], object] | None = None) -> Check:
+    """Every ONNX model in the models folder loads with OpenCV's dnn; the reader's two are there."""
+    if load_net is None:
+        import cv2
+
+        load_net = cv2.dnn.readNetFromONNX
+    if not models_dir.is_dir():
+        return Check("models", "FAIL", f"the models folder {models_dir} does not exist: the camera cannot read "
+                                       "dice (play with typed rolls: --dice keyboard)")
+    files = sorted(models_dir.glob("*.onnx"))
+    missing = [name for name in REQUIRED_MODELS if not (models_dir / name).is_file()]
+    broken = []
+    for file in files:
+        try:
+            load_net(str(file))
+        except Exception as exc:  # noqa: BLE001 - cv2.error and friends: name the file
+            broken.append(f"{file.name} ({str(exc).strip().splitlines()[-1] if str(exc).strip() else exc!r})")
+    problems = []
+    if broken:
+        problems.append(f"cannot load {', '.join(broken)} from {models_dir}")
+    if missing:
+        problems.append(f"missing {', '.join(missing)} in {models_dir}")
+    if problems:
+        return Check("models", "FAIL", "; ".join(problems) + ": the camera cannot read dice until this is fixed")
+    return Check("models", "PASS", f"{len(files)} model files load: {', '.join(f.name for f in files)}")
+
+
+def _existing_parent(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_disk(path: Path, *, disk_usage: Callable = shutil.disk_usage, min_free: int = MIN_FREE_BYTES,
+               low_free: int = LOW_FREE_BYTES) -> Check:
+    """Free space where the game is saved."""
+    where = _existing_parent(path)
+    try:
+        free = disk_usage(where).free
+    except OSError as exc:
+        return Check("disk", "FAIL", f"cannot measure the free space at {where} ({exc.strerror})")
+    text = f"{free / 1024**3:.1f} GB free at {where}" if free >= 1024**3 else f"{free / 1024**2:.0f} MB free at {where}"
+    if free < min_free:
+        return Check("disk", "FAIL", f"only {text}: the game cannot be saved safely; delete files or use a bigger card")
+    if free < low_free:
+        return Check("disk", "WARN", f"only {text}: the card is nearly full")
+    return Check("disk", "PASS", text)
+
+
+def check_state_dir(path: Path, *, write: Callable[[Path, bytes], None] = write_atomic) -> Check:
+    """The state folder can be created and written (the game is saved there after every turn)."""
+    probe = path / ".doctor-probe"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        write(probe, b"lcr-pi doctor\n")
+        if probe.read_bytes() != b"lcr-pi doctor\n":
+            return Check("state folder", "FAIL", f"{path}: a test file read back wrong (a failing card?)")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EROFS:
+            reason += ": the card is mounted read-only"
+        elif exc.errno == errno.ENOSPC:
+            reason += ": the card is full"
+        return Check("state folder", "FAIL", f"cannot write in {path} ({reason}); the game will not be saved")
+    return Check("state folder", "PASS", f"{path} is writable")
+
+
+# -- all together ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DoctorRig:
+    """The hardware and the outside world, injectable for tests. None means the real thing."""
+
+    pin_factory: object = None
+    make_speaker: Callable[[Settings], object] | None = None
+    open_camera: Callable[[str, Settings], object] | None = None
+    disk_usage: Callable = shutil.disk_usage
+    write: Callable[[Path, bytes], None] = write_atomic
+    load_net: Callable[[str], object] | None = None
+    models_dir: Path | None = None
+    calibration: Path | None = None
+    stream: object = None  # where prompts and the report are printed (stdout)
+    button_timeout_s: float = 15.0
+    blink_on_s: float = 0.3
+    blink_off_s: float = 0.3
+    camera_tries: int = 50
+
+
+def _default_speaker(settings: Settings):
+    from lcr_pi.outputs.speech import make_speaker
+
+    s = settings.speech
+    return make_speaker(s.voice, s.rate, s.volume, sounds=False)
+
+
+def _default_camera(spec: str, settings: Settings):
+    from lcr_pi.camera import open_frame_source
+
+    return open_frame_source(spec, width=settings.camera.width, height=settings.camera.height)
+
+
+def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str | None = None,
+               skip_buttons: bool = False, first: Sequence[Check] = ()) -> list[Check]:
+    """Run every check in order (speech first, so the prompts that follow can be heard)."""
+    import sys
+
+    rig = rig or DoctorRig()
+    out = rig.stream or sys.stdout
+    checks = list(first)
+
+    def show(check: Check) -> None:
+        checks.append(check)
+        log.info("%s %s: %s", check.status, check.name, check.detail)
+        print(f"{check.status:<5} {check.name}: {check.detail}", file=out, flush=True)
+
+    for check in checks:
+        print(f"{check.status:<5} {check.name}: {check.detail}", file=out, flush=True)
+
+    speech, speaker = check_speech(lambda: (rig.make_speaker or _default_speaker)(settings),
+                                   engine=settings.speech.engine)
+    show(speech)
+
+    def say(text: str) -> None:
+        print(f"  >> {text}", file=out, flush=True)
+        if speaker is not None:
+            speaker.say(text)
+            speaker.wait_until_idle(30)
+
+    try:
+        spec = camera or settings.camera.source
+        show(check_camera(lambda: (rig.open_camera or _default_camera)(spec, settings), f"camera {spec!r}",
+                          tries=rig.camera_tries))
+        try:
+            names = settings.game_config().players
+        except UserError:
+            names = settings.game.players
+        if not settings.gpio.enabled:
+            show(Check("GPIO", "SKIP", "gpio.enabled is false in the settings"))
+        else:
+            from lcr_pi.outputs.lights import pin_factory_or_default
+
+            try:
+                factory = pin_factory_or_default(rig.pin_factory)
+            except UserError as exc:
+                show(Check("GPIO", "FAIL", str(exc)))
+                factory = None
+            if factory is not None:
+                show(check_pins(settings, names, factory))
+                for check in check_leds(settings, names, factory, say, on_s=rig.blink_on_s, off_s=rig.blink_off_s):
+                    show(check)
+                for check in check_buttons(settings, factory, say, timeout_s=rig.button_timeout_s,
+                                           skip=skip_buttons):
+                    show(check)
+        show(check_calibration(rig.calibration or DEFAULT_CALIBRATION))
+        if rig.models_dir is not None:
+            models_dir = rig.models_dir
+        else:
+            from lcr_pi.vision.reader import DEFAULT_MODELS as models_dir
+        show(check_models(models_dir, rig.load_net))
+        show(check_disk(settings.state_dir, disk_usage=rig.disk_usage))
+        show(check_state_dir(settings.state_dir, write=rig.write))
+        if speaker is not None:
+            speaker.say(spoken_summary(checks))
+            speaker.wait_until_idle(30)
+    finally:
+        if speaker is not None:
+            speaker.close()
+    return checks
