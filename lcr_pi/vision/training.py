@@ -473,14 +473,83 @@ def train_classifier(regions, labels, out: Path, seed: int, steps: int, threads:
     return path
 
 
+def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.005) -> dict:
+    """Pick the lowest face-confidence threshold whose silent-error rate on held-out *train*
+    frames is at most ``max_silent``; write it to ``models/reader.json``.
+
+    Detections and class probabilities are computed once per frame; only the cheap
+    interpretation is repeated for each candidate threshold.
+    """
+    from dataclasses import asdict, replace
+    from types import SimpleNamespace
+
+    from lcr_pi.vision.evaluate import score_image, summarize
+    from lcr_pi.vision.reader import DiceReader, ReaderSettings, interpret
+
+    reader = DiceReader(models, settings=ReaderSettings())
+    base = reader.settings
+    cached = []
+    for s in samples:
+        if not s.held_out:
+            continue
+        blob, scale = prepare_detector_input(s.image)
+        reader._detector.setInput(blob)
+        dets = decode_detections(reader._detector.forward(), scale, doubt=base.doubt_detection)
+        probs = np.zeros((0, len(CLASSES)), np.float32)
+        if dets:
+            crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
+            reader._classifier.setInput(crops_to_blob(crops))
+            out = reader._classifier.forward().reshape(len(dets), len(CLASSES))
+            probs = np.exp(out - out.max(1, keepdims=True))
+            probs /= probs.sum(1, keepdims=True)
+        if s.source == "synthetic":
+            boxes = tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
+            kind = "wild" if any(f in ("L", "C", "R", "W") for f in s.faces) else "pip"
+            faces = tuple("dot" if f == "1" and kind == "wild" else f for f in s.faces)
+            label = SimpleNamespace(faces=faces, boxes=boxes, box_kind="die")
+        else:
+            pips = s.extra.get("pip_boxes")
+            boxes = pips if pips else tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
+            label = SimpleNamespace(faces=tuple(s.faces), boxes=boxes, box_kind="pip" if pips else "die")
+            kind = "pip"
+        cached.append((dets, probs, s.image.shape, label, kind))
+    print(f"calibrating on {len(cached)} held-out train frames")
+    table = []
+    for t in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995]:
+        st = replace(base, sure_confidence=t)
+        scores, cocked_verdicts = [], []
+        for dets, probs, shape, label, kind in cached:
+            if not dets:
+                scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
+                continue
+            reading = interpret(dets, probs, shape, kind, st)
+            if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
+                cocked_verdicts.append(reading.verdict)
+                continue
+            scores.append(score_image(label, reading))
+        m = summarize(scores, [])
+        table.append((t, m))
+        print(f"  threshold {t:.3f}: die acc {m['die_accuracy']:.4f} image acc {m['image_accuracy']:.4f} "
+              f"unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f} "
+              f"cocked scenes: {sum(v == 'cocked' for v in cocked_verdicts)}/{len(cocked_verdicts)} cocked, "
+              f"{sum(v == 'clear' for v in cocked_verdicts)} clear")
+    ok = [t for t, m in table if m["silent_error_rate"] <= max_silent]
+    chosen = ok[0] if ok else table[-1][0]
+    settings = replace(base, sure_confidence=chosen)
+    (models / "reader.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    print(f"chose sure_confidence {chosen}")
+    return asdict(settings)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lcr_pi.vision.training", description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["scenes", "detector", "classifier", "all"])
+    parser.add_argument("step", choices=["scenes", "detector", "classifier", "calibrate", "all"])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path("models"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/lcr-pi-training"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scenes", type=int, default=2000)
+    parser.add_argument("--calibration-scenes", type=int, default=300)
     parser.add_argument("--detector-steps", type=int, default=2500)
     parser.add_argument("--classifier-steps", type=int, default=3000)
     parser.add_argument("--threads", type=int, default=2)
@@ -501,6 +570,16 @@ def main(argv=None) -> int:
         rng = np.random.default_rng(args.seed + 2)
         regions, labels = gather_regions(samples, args.out / "dice_detector.onnx", rng, held_out=False)
         train_classifier(regions, labels, args.out, args.seed, args.classifier_steps, args.threads)
+    if args.step in ("calibrate", "all"):
+        held = []
+        if args.calibration_scenes:
+            calib_path = args.cache / f"scenes_{args.seed + 1000}.npz"
+            if not calib_path.exists():
+                render_scenes(args.cache, args.calibration_scenes, args.seed + 1000)
+            held = load_scenes(calib_path)
+            for s in held:
+                s.held_out = True
+        calibrate(samples + held, args.out)
     return 0
 
 

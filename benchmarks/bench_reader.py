@@ -1,0 +1,121 @@
+"""Benchmark the dice reader: accuracy on every set, speed on one core, peak memory.
+
+    .venv/bin/python benchmarks/bench_reader.py [--data ../shared/data] [--scenes 200] [--json-only]
+
+Sets measured:
+
+* each real ``test`` half in ``../shared/data`` (``lcr-pi eval`` metrics);
+* synthetic scenes from the renderer's ``holdout`` pool (fonts, colours, trays never trained on):
+  LCR dice (``--kind lcr``), wild dice (``--kind wild``), pip dice (``--kind pip``);
+* the ``pi-black-tray`` preset (3280x2464 Pi camera frames, ivory dice on a round black tray),
+  never used in training.
+
+Speed: median ms per 1280x960 frame and per 3280x2464 frame with ``cv2.setNumThreads(1)``.
+Memory: peak resident set size of this process (``resource.getrusage``), after everything.
+Prints a markdown table and then one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lcr_pi.commands.eval import evaluate_folder  # noqa: E402
+from lcr_pi.vision.evaluate import score_image, summarize  # noqa: E402
+from lcr_pi.vision.reader import DiceReader  # noqa: E402
+
+REAL_SETS = ("nell-byler-d6/test", "matteop65-d6/test")
+
+
+def synthetic_set(reader: DiceReader, n: int, seed: int, kind: str, preset=None, size=(1280, 960)) -> dict:
+    """Render ``n`` holdout scenes and score the reader on them (labels: whole top-face boxes)."""
+    from lcr_pi.vision.render import random_scene
+
+    rng = np.random.default_rng(seed)
+    scores, times = [], []
+    for _ in range(n):
+        scene = random_scene(rng, size=size, n_dice=(1, 3), kind=kind, pool="holdout", preset=preset,
+                             allow_cocked=False)
+        label = SimpleNamespace(faces=tuple(d.face for d in scene.dice),
+                                boxes=tuple(tuple(float(v) for v in d.box) for d in scene.dice), box_kind="die")
+        start = time.perf_counter()
+        reading = reader.read(scene.image, dice_kind="pip" if kind == "pip" else "wild" if kind in ("wild", "mixed") else "lcr")
+        times.append((time.perf_counter() - start) * 1000)
+        scores.append(score_image(label, reading))
+    return summarize(scores, times)
+
+
+def speed(reader: DiceReader, size, repeats: int, seed: int = 7) -> float:
+    from lcr_pi.vision.render import random_scene
+
+    rng = np.random.default_rng(seed)
+    frames = [random_scene(rng, size=size, n_dice=(3, 3), kind="lcr", pool="holdout").image for _ in range(3)]
+    times = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        reader.read(frames[i % len(frames)], dice_kind="lcr")
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--scenes", type=int, default=200, help="synthetic scenes per synthetic set")
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--json-only", action="store_true")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    reader = DiceReader()
+    results = {}
+    for name in REAL_SETS:
+        folder = args.data / name
+        if folder.is_dir():
+            results[name] = evaluate_folder(folder, reader.read, "pip")[0]
+    try:
+        import lcr_pi.vision.render  # noqa: F401
+        have_renderer = True
+    except ImportError:
+        have_renderer = False
+    if have_renderer and args.scenes:
+        results["synthetic LCR (holdout)"] = synthetic_set(reader, args.scenes, args.seed, "lcr")
+        results["synthetic wild (holdout)"] = synthetic_set(reader, args.scenes, args.seed + 1, "wild")
+        results["synthetic pip (holdout)"] = synthetic_set(reader, args.scenes, args.seed + 2, "pip")
+        results["pi-black-tray LCR 3280x2464"] = synthetic_set(reader, max(20, args.scenes // 4), args.seed + 3, "lcr",
+                                                               preset="pi-black-tray", size=(3280, 2464))
+        results["pi-black-tray pip 3280x2464"] = synthetic_set(reader, max(20, args.scenes // 4), args.seed + 4, "pip",
+                                                               preset="pi-black-tray", size=(3280, 2464))
+    timing = {}
+    if have_renderer:
+        timing["ms_1280x960_median"] = speed(reader, (1280, 960), 40)
+        timing["ms_3280x2464_median"] = speed(reader, (3280, 2464), 15)
+    timing["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if not args.json_only:
+        print("| set | images | dice | die acc | image acc | recall | precision | unsure | silent | ms/img |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for name, m in results.items():
+            print(f"| {name} | {m['images']} | {m['dice']} | {m['die_accuracy']:.2%} | {m['image_accuracy']:.2%} | "
+                  f"{m['recall']:.2%} | {m['precision']:.2%} | {m['unsure_rate']:.2%} | "
+                  f"{m['silent_error_rate']:.2%} | {m['ms_per_image_median']:.1f} |")
+        print()
+        for k, v in timing.items():
+            print(f"- {k}: {v:.1f}")
+        print()
+    print(json.dumps({"sets": results, **timing}, indent=None))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

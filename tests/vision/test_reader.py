@@ -1,0 +1,160 @@
+"""The dice reader: real photos, rendered scenes, verdict logic and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lcr_pi.errors import UserError
+from lcr_pi.vision.classify import CLASSES
+from lcr_pi.vision.dataset import load_roll_folder, read_image
+from lcr_pi.vision.detect import Detection
+from lcr_pi.vision.evaluate import score_image
+from lcr_pi.vision.reader import VERDICTS, DiceReader, ReaderSettings, interpret, read_dice
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return DiceReader()
+
+
+def probs_for(*faces, share=0.97):
+    """A probability row per die, ``share`` on the named class and the rest spread evenly."""
+    rows = []
+    for face in faces:
+        row = np.full(len(CLASSES), (1 - share) / (len(CLASSES) - 1))
+        row[CLASSES.index(face)] = share
+        rows.append(row)
+    return np.array(rows)
+
+
+def dets(n, score=0.9):
+    return [Detection(100 + 300 * i, 100, 50, 50, 0.0, score) for i in range(n)]
+
+
+# ----------------------------------------------------------------------------- verdict logic (no models)
+
+def test_clear_reading_names_faces_left_to_right():
+    r = interpret(dets(3), probs_for("6", "2", "4"), (480, 1000), "pip", ReaderSettings())
+    assert (r.verdict, r.faces, r.unsure_dice) == ("clear", ("6", "2", "4"), ())
+    assert r.message == "Read 3 dice: 6, 2, 4."
+
+
+def test_lcr_dot_and_auto_kind():
+    r = interpret(dets(3), probs_for("L", "1", "R"), (480, 1000), "auto", ReaderSettings())
+    assert r.kind == "lcr" and r.faces == ("L", "dot", "R")
+    r = interpret(dets(2), probs_for("W", "C"), (480, 1000), "auto", ReaderSettings())
+    assert r.kind == "wild" and r.faces == ("W", "C")
+    r = interpret(dets(2), probs_for("1", "5"), (480, 1000), "auto", ReaderSettings())
+    assert r.kind == "pip" and r.faces == ("1", "5")
+
+
+def test_unsure_die_is_named_by_position():
+    p = probs_for("3", "5")
+    p[1] = 0
+    p[1, CLASSES.index("5")], p[1, CLASSES.index("6")] = 0.55, 0.45
+    r = interpret(dets(2), p, (480, 1000), "pip", ReaderSettings(sure_confidence=0.9))
+    assert r.verdict == "unsure" and r.unsure_dice == (1,)
+    assert "the die at the top" in r.message and not r.dice[1].sure
+
+
+def test_cocked_die_gets_cocked_verdict():
+    r = interpret(dets(2), probs_for("3", "cocked"), (480, 1000), "pip", ReaderSettings())
+    assert r.verdict == "cocked" and 1 in r.unsure_dice and r.dice[1].cocked
+    assert "cocked" in r.message
+
+
+def test_background_peaks_are_dropped_and_weak_peaks_make_it_unsure():
+    r = interpret(dets(2), probs_for("4", "background"), (480, 1000), "pip", ReaderSettings())
+    assert r.faces == ("4",) and r.verdict == "clear"
+    weak = [Detection(100, 100, 50, 50, 0.0, 0.9), Detection(400, 100, 50, 50, 0.0, 0.3)]
+    r = interpret(weak, probs_for("4", "2"), (480, 1000), "pip", ReaderSettings(sure_detection=0.4))
+    assert r.verdict == "unsure" and r.unsure_dice == (1,)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("frame, message", [
+    (None, "numpy image array"),
+    ([[0, 0, 0]], "numpy image array"),
+    (np.zeros((100, 100, 3), np.float32), "uint8"),
+    (np.zeros((100, 100, 5), np.uint8), "shape"),
+    (np.zeros((100, 100, 3, 2), np.uint8), "shape"),
+    (np.zeros((0, 0, 3), np.uint8), "empty"),
+    (np.zeros((10, 10, 3), np.uint8), "too small"),
+])
+def test_bad_frames_get_clear_errors(reader, frame, message):
+    with pytest.raises(UserError, match=message):
+        reader.read(frame)
+
+
+def test_bad_kind(reader):
+    with pytest.raises(UserError, match="dice kind"):
+        reader.read(np.zeros((100, 100, 3), np.uint8), dice_kind="d20")
+
+
+@pytest.mark.parametrize("value", [0, 128, 255])
+def test_blank_frames_have_no_dice(reader, value):
+    r = reader.read(np.full((480, 640, 3), value, np.uint8))
+    assert r.verdict == "no_dice" and r.dice == () and r.message
+
+
+def test_noise_grey_and_bgra_frames_do_not_crash(reader):
+    rng = np.random.default_rng(0)
+    assert reader.read(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)).verdict in VERDICTS
+    assert reader.read(rng.integers(0, 256, (480, 640), dtype=np.uint8)).verdict in VERDICTS
+    assert reader.read(rng.integers(0, 256, (480, 640, 4), dtype=np.uint8)).verdict in VERDICTS
+
+
+def test_missing_models_named(tmp_path):
+    with pytest.raises(UserError, match="missing model file"):
+        DiceReader(tmp_path)
+
+
+def test_truncated_image_file(tmp_path):
+    jpg = (DATA / "nell-byler-d6" / "test" / "images").glob("*.jpg")
+    path = next(jpg, None)
+    if path is None:
+        pytest.skip(f"{DATA} is absent (real photos live outside the repository)")
+    data = path.read_bytes()
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 3])
+    try:
+        frame = read_image(tmp_path / "cut.jpg")  # OpenCV may decode the first part
+    except UserError as exc:
+        assert "cut.jpg" in str(exc)
+        return
+    assert read_dice(frame).verdict in VERDICTS
+    (tmp_path / "head.jpg").write_bytes(data[:200])
+    with pytest.raises(UserError, match="head.jpg"):
+        read_image(tmp_path / "head.jpg")
+
+
+# ----------------------------------------------------------------------------- real photos and rendered scenes
+
+@pytest.mark.parametrize("set_name", ["nell-byler-d6", "matteop65-d6"])
+def test_real_test_photos_never_silently_wrong(reader, set_name):
+    folder = DATA / set_name / "test"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent (real photos live outside the repository)")
+    items = load_roll_folder(folder)[:6]
+    scores = [score_image(item, reader.read(read_image(item.image_path), dice_kind="pip")) for item in items]
+    assert not any(s.silent_error for s in scores)
+    assert sum(s.correct for s in scores) >= 4
+
+
+def test_rendered_lcr_scenes(reader):
+    render = pytest.importorskip("lcr_pi.vision.render", reason="renderer not present")
+    rng = np.random.default_rng(2024)
+    results = []
+    for _ in range(6):
+        scene = render.random_scene(rng, size=(1280, 960), n_dice=(1, 3), kind="lcr", pool="holdout")
+        r = reader.read(scene.image, dice_kind="lcr")
+        faces = sorted(d.face for d in scene.dice)
+        results.append((r.verdict, sorted(r.faces) == faces))
+        assert not (r.verdict == "clear" and sorted(r.faces) != faces), (r, faces)
+    assert sum(ok and v == "clear" for v, ok in results) >= 4
