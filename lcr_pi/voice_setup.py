@@ -1,0 +1,481 @@
+"""Setting up a game with two buttons and a voice: for a table with no keyboard and no screen.
+
+Five questions, each answered with two buttons: **choose** speaks the next option, **confirm** accepts the
+one just heard. The number of players (3 to 12), the starting chips (3, 4, 5), the variant, the speech
+rate and the volume. Names are "Player 1", "Player 2"... unless the settings file names the players.
+The answers are saved in the state folder (``setup.json``) and used at every power-on until changed.
+
+The questions are a pure state machine (:class:`VoiceSetup`): actions in, outputs out (:class:`Say`
+and :class:`SpeechPreview`, so a rate is heard at that rate before it is confirmed). The shell
+(:func:`run_setup`, :func:`power_on_setup`) carries the outputs out on a real speaker and buttons.
+
+Other buttons: **repeat** says the question again, **undo** goes back one question, holding **confirm**
+keeps the rest as they are and finishes.
+
+>>> setup = VoiceSetup(SetupChoices(players=4))
+>>> said(setup.start())[-1]
+'How many players? Now: 4 players. Press choose for the next option, confirm to accept.'
+>>> said(setup.on_action("choose"))
+['5 players.']
+>>> said(setup.on_action("confirm"))
+['How many chips does each player start with? Now: 3 chips each.']
+>>> said(setup.on_action("new_game"))[0]
+'Keeping the rest as it is.'
+>>> setup.done, setup.choices.players
+(True, 5)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from lcr_pi.errors import UserError
+from lcr_pi.persist import write_atomic
+from lcr_pi.referee import Say
+from lcr_pi.settings import Settings
+
+log = logging.getLogger("lcr_pi.voice_setup")
+
+SETUP_FILE = "setup.json"
+SETUP_FORMAT = "lcr-pi-setup"
+SETUP_VERSION = 1
+
+PLAYER_COUNTS = tuple(range(3, 13))
+CHIP_COUNTS = (3, 4, 5)
+VARIANTS = ("classic", "wild", "wild-win", "last-chip")
+RATES = (("slow", 140), ("normal", 175), ("fast", 250), ("very fast", 350), ("fastest", 450))
+VOLUMES = (25, 50, 75, 100)
+
+_VARIANT_WORDS = {
+    "classic": "classic rules",
+    "wild": "wild: each W takes a chip from another player",
+    "wild-win": "wild win: three W win the game at once",
+    "last-chip": "last chip: whoever puts the last chip in the centre wins",
+}
+
+
+@dataclass(frozen=True)
+class SetupChoices:
+    """What the voice setup decides; see :func:`apply_choices` for how it changes the settings."""
+
+    players: int = 3
+    starting_chips: int = 3
+    variant: str = "classic"
+    rate: int = 175  # words per minute
+    volume: int = 100  # percent
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "SetupChoices":
+        return cls(len(settings.game.players), settings.game.starting_chips, settings.game.variant,
+                   settings.speech.rate, settings.speech.volume)
+
+    def summary(self) -> str:
+        """
+        >>> SetupChoices(4, 5, "wild", 350, 75).summary()
+        '4 players with 5 chips each, wild rules, very fast speech, volume 75 percent'
+        """
+        variant = self.variant.replace("+", " plus ").replace("-", " ")
+        return (f"{self.players} players with {self.starting_chips} chips each, {variant} rules, "
+                f"{_rate_name(self.rate)} speech, volume {self.volume} percent")
+
+
+def _rate_name(rate: int) -> str:
+    for name, wpm in RATES:
+        if wpm == rate:
+            return name
+    return f"{rate} words a minute"
+
+
+@dataclass(frozen=True)
+class SpeechPreview:
+    """Speak from now on at this rate and volume (so each rate is heard at its own speed)."""
+
+    rate: int
+    volume: int
+
+
+def said(outputs) -> list[str]:
+    """The sentences among ``outputs``."""
+    return [o.text for o in outputs if isinstance(o, Say)]
+
+
+# -- the questions -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str  # the SetupChoices field
+    prompt: str
+    options: tuple
+    words: Callable[[object], str]
+
+
+def _options(base: tuple, current) -> tuple:
+    """The base options, plus the current value when the settings file chose one outside them."""
+    if current in base:
+        return base
+    if isinstance(current, int):
+        return tuple(sorted((*base, current)))
+    return (current, *base)
+
+
+def questions_for(initial: SetupChoices) -> tuple[Question, ...]:
+    return (
+        Question("players", "How many players?", _options(PLAYER_COUNTS, initial.players), lambda n: f"{n} players"),
+        Question("starting_chips", "How many chips does each player start with?",
+                 _options(CHIP_COUNTS, initial.starting_chips), lambda n: f"{n} chips each"),
+        Question("variant", "Which rules?", _options(VARIANTS, initial.variant),
+                 lambda v: _VARIANT_WORDS.get(v, v.replace("+", " plus ").replace("-", " "))),
+        Question("rate", "How fast should I speak?", _options(tuple(w for _, w in RATES), initial.rate),
+                 lambda r: _rate_name(r)),
+        Question("volume", "How loud?", _options(VOLUMES, initial.volume), lambda v: f"volume {v} percent"),
+    )
+
+
+class VoiceSetup:
+    """The questions, one at a time. Feed it actions ("choose", "confirm", "repeat", "undo", "new_game",
+    "quit"); each call returns the outputs to carry out. ``done`` when finished, ``cancelled`` on quit."""
+
+    INSTRUCTIONS = "Press choose for the next option, confirm to accept."
+
+    def __init__(self, initial: SetupChoices | None = None):
+        self.initial = initial or SetupChoices()
+        self.questions = questions_for(self.initial)
+        self.answers = asdict(self.initial)
+        self.step = 0
+        self.index = self._index_of(0)
+        self.done = False
+        self.cancelled = False
+
+    @property
+    def choices(self) -> SetupChoices:
+        return SetupChoices(**self.answers)
+
+    @property
+    def question(self) -> Question:
+        return self.questions[self.step]
+
+    def _index_of(self, step: int) -> int:
+        q = self.questions[step]
+        return q.options.index(self.answers[q.key])
+
+    def _current_value(self):
+        return self.question.options[self.index]
+
+    def _preview(self) -> list:
+        """When the question is about the voice, speak its options with the voice they describe."""
+        if self.question.key not in ("rate", "volume"):
+            return []
+        rate = self._current_value() if self.question.key == "rate" else self.answers["rate"]
+        volume = self._current_value() if self.question.key == "volume" else self.answers["volume"]
+        return [SpeechPreview(rate, volume)]
+
+    def _ask(self, instructions: bool = False) -> list:
+        q = self.question
+        text = f"{q.prompt} Now: {q.words(self._current_value())}."
+        if instructions:
+            text += f" {self.INSTRUCTIONS}"
+        return [*self._preview(), Say(text)]
+
+    def start(self) -> list:
+        return [Say("Game setup."), *self._ask(instructions=True)]
+
+    def on_action(self, name: str, argument: str | None = None) -> list:
+        if self.done or self.cancelled:
+            return []
+        if name == "choose":
+            return self._choose(argument)
+        if name == "confirm":
+            self.answers[self.question.key] = self._current_value()
+            return self._next()
+        if name in ("repeat", "status"):
+            return self._ask()
+        if name == "help":
+            return self._ask(instructions=True) + [Say("Repeat says the question again, undo goes back one "
+                                                      "question, holding confirm keeps the rest as it is.")]
+        if name == "undo":
+            if self.step == 0:
+                return [Say("This is the first question."), *self._ask()]
+            self.step -= 1
+            self.index = self._index_of(self.step)
+            return self._ask()
+        if name == "new_game":  # a long press of confirm: this answer, and the rest as they are
+            self.answers[self.question.key] = self._current_value()
+            return [Say("Keeping the rest as it is."), *self._finish()]
+        if name == "quit":
+            self.cancelled = True
+            return [Say("Setup left. Nothing was changed.")]
+        return [Say(f"In the setup, {self.INSTRUCTIONS[0].lower()}{self.INSTRUCTIONS[1:]}")]
+
+    def on_idle(self) -> list:
+        """Nobody answered for a long while: keep what was chosen so far, and the rest as it is."""
+        if self.done or self.cancelled:
+            return []
+        return [Say("No answer, so I keep the rest as it is."), *self._finish()]
+
+    def _choose(self, argument: str | None) -> list:
+        q = self.question
+        if argument:
+            wanted = argument.strip().lower()
+            for i, value in enumerate(q.options):
+                if wanted in (str(value).lower(), q.words(value).lower()) or (
+                        q.key == "rate" and wanted == _rate_name(value)):
+                    self.index = i
+                    return [*self._preview(), Say(f"{q.words(value)}.")]
+            return [Say(f"{argument} is not an option here. {q.prompt}")]
+        self.index = (self.index + 1) % len(q.options)
+        return [*self._preview(), Say(f"{q.words(self._current_value())}.")]
+
+    def _next(self) -> list:
+        if self.step + 1 < len(self.questions):
+            self.step += 1
+            self.index = self._index_of(self.step)
+            return self._ask()
+        return self._finish()
+
+    def _finish(self) -> list:
+        self.done = True
+        choices = self.choices
+        return [SpeechPreview(choices.rate, choices.volume),
+                Say(f"Done: {choices.summary()}. Players are called Player 1 to Player {choices.players}, "
+                    "unless the settings file names them.")]
+
+
+# -- remembered between power-ons ----------------------------------------------------------------------------
+
+
+def setup_path(state_dir: str | Path) -> Path:
+    return Path(state_dir).expanduser() / SETUP_FILE
+
+
+def choices_to_json(choices: SetupChoices) -> str:
+    return json.dumps({"format": SETUP_FORMAT, "version": SETUP_VERSION, **asdict(choices)}, indent=2) + "\n"
+
+
+def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
+    """Parse and check a saved setup; a UserError names the file and what is wrong.
+
+    >>> choices_from_json('{"format": "lcr-pi-setup", "version": 1, "players": 2}', source="s.json")
+    Traceback (most recent call last):
+    ...
+    lcr_pi.errors.UserError: s.json: players must be a whole number from 3 to 20, got 2
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or data.get("format") != SETUP_FORMAT:
+        raise UserError(f"{source} is not an lcr-pi setup file (no \"format\": \"{SETUP_FORMAT}\")")
+    if data.get("version") != SETUP_VERSION:
+        raise UserError(f"{source} has version {data.get('version')!r}; this lcr-pi reads version {SETUP_VERSION}")
+    checks = {
+        "players": (lambda v: _whole(v, 3, 20), "a whole number from 3 to 20"),
+        "starting_chips": (lambda v: _whole(v, 1, 100), "a whole number from 1 to 100"),
+        "variant": (lambda v: isinstance(v, str) and bool(v.strip()), "a variant name such as 'classic'"),
+        "rate": (lambda v: _whole(v, 80, 450), "a whole number from 80 to 450"),
+        "volume": (lambda v: _whole(v, 0, 100), "a whole number from 0 to 100"),
+    }
+    values = {}
+    for key, (ok, wanted) in checks.items():
+        if key in data:
+            if not ok(data[key]):
+                raise UserError(f"{source}: {key} must be {wanted}, got {data[key]!r}")
+            values[key] = data[key]
+    return SetupChoices(**values)
+
+
+def _whole(value, lo, hi) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+
+def load_remembered(state_dir: str | Path) -> tuple[SetupChoices | None, str | None]:
+    """(choices, None) when a setup was saved, (None, None) when none was, (None, message) when the file
+    cannot be used: the message names the file and the problem, and the settings file is used instead."""
+    path = setup_path(state_dir)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):  # nothing saved (saving will name a bad folder)
+        return None, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read the remembered game setup {path} ({getattr(exc, 'strerror', None) or exc}); using the settings file"
+    try:
+        return choices_from_json(text, source=str(path)), None
+    except UserError as exc:
+        return None, f"the remembered game setup is damaged: {exc}; using the settings file"
+
+
+def save_choices(state_dir: str | Path, choices: SetupChoices) -> Path:
+    """Write the choices atomically (a power cut leaves the old or the new file, never half)."""
+    path = setup_path(state_dir)
+    try:
+        write_atomic(path, choices_to_json(choices).encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot save the game setup to {path} ({exc.strerror or exc})") from None
+    return path
+
+
+def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
+    """The settings with the setup's players, chips, variant, speech rate and volume.
+
+    Names: the settings file's names for the seats it names, "Player N" for the others. Seat LEDs: when
+    more are wired than there are players, the first ones are used.
+
+    >>> from lcr_pi.settings import parse_settings
+    >>> s = parse_settings('[game]\\nplayers = ["Ann", "Bob", "Cy"]\\n[gpio]\\nseat_leds = [17, 27, 22, 23, 24]\\n')
+    >>> s = apply_choices(s, SetupChoices(players=4, variant="wild", rate=350))
+    >>> s.game.players, s.game.variant, s.speech.rate, s.gpio.seat_leds
+    (('Ann', 'Bob', 'Cy', 'Player 4'), 'wild', 350, (17, 27, 22, 23))
+    """
+    named = list(settings.game.players)
+    names = tuple(named[i] if i < len(named) else f"Player {i + 1}" for i in range(choices.players))
+    first = settings.game.first_player
+    if first and first != "roll-off" and first not in names:
+        first = ""
+    game = replace(settings.game, players=names, starting_chips=choices.starting_chips, variant=choices.variant,
+                   first_player=first)
+    speech = replace(settings.speech, rate=choices.rate, volume=choices.volume)
+    gpio = settings.gpio
+    if len(gpio.seat_leds) > choices.players:
+        gpio = replace(gpio, seat_leds=tuple(gpio.seat_leds[: choices.players]))
+    updated = replace(settings, game=game, speech=speech, gpio=gpio)
+    updated.game_config()  # names and variant checked now, with the file named
+    return updated
+
+
+# -- the shell: a speaker and the buttons ----------------------------------------------------------------------
+
+
+def default_speaker_factory(settings: Settings, stream=None) -> Callable[[int, int], object]:
+    """Speakers with the settings' voice at a given rate and volume (printed words without espeak-ng)."""
+    from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
+
+    def make(rate: int, volume: int):
+        if settings.speech.engine == "print":
+            return PrintSpeaker(stream)
+        return make_speaker(settings.speech.voice, rate, volume, sounds=False, stream=stream, echo=True)
+
+    return make
+
+
+def run_setup(setup: VoiceSetup, actions: "queue.Queue", make_speaker: Callable[[int, int], object], *,
+              idle_s: float = 120.0, speaker=None, clock: Callable[[], float] = time.monotonic):
+    """Ask the questions on a speaker, answering from ``actions`` ((name, argument) pairs) until done.
+
+    Returns the speaker in use at the end (its rate is the chosen one); the caller closes it. Each
+    button press cuts what is being said, so quick presses skip ahead instead of queueing up.
+    """
+    state = {"speaker": speaker or make_speaker(setup.initial.rate, setup.initial.volume),
+             "voice": (setup.initial.rate, setup.initial.volume)}
+
+    def perform(outputs) -> None:
+        for out in outputs:
+            if isinstance(out, SpeechPreview):
+                if (out.rate, out.volume) != state["voice"]:
+                    state["speaker"].stop_talking()
+                    state["speaker"].close()
+                    state["speaker"] = make_speaker(out.rate, out.volume)
+                    state["voice"] = (out.rate, out.volume)
+            elif isinstance(out, Say):
+                state["speaker"].say(out.text)
+
+    perform(setup.start())
+    last = clock()
+    while not (setup.done or setup.cancelled):
+        try:
+            name, argument = actions.get(timeout=0.1)
+        except queue.Empty:
+            if clock() - last >= idle_s:
+                perform(setup.on_idle())
+            continue
+        last = clock()
+        state["speaker"].stop_talking()
+        perform(setup.on_action(name, argument))
+    return state["speaker"]
+
+
+def setup_buttons(settings: Settings, on_action, pin_factory=None):
+    """The table's buttons for the setup (choose and confirm at least), or a UserError saying why not."""
+    from lcr_pi.inputs.buttons import TableButtons
+
+    gpio = settings.gpio
+    pins = {"confirm": gpio.confirm_button, "choose": gpio.choose_button, "undo": gpio.undo_button,
+            "repeat": gpio.repeat_button, "status": gpio.status_button}
+    pins = {name: pin for name, pin in pins.items() if pin is not None}
+    if not gpio.enabled:
+        raise UserError("gpio.enabled is false in the settings")
+    if "confirm" not in pins or "choose" not in pins:
+        raise UserError("the voice setup needs gpio.choose_button and gpio.confirm_button in the settings")
+    return TableButtons(pins, on_action=on_action, pin_factory=pin_factory,
+                        long_press_s=settings.gpio.long_press_seconds)
+
+
+def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
+                   make_speaker: Callable[[int, int], object] | None = None, offer_s: float = 6.0,
+                   idle_s: float = 120.0, stream=None) -> tuple[Settings, list[str]]:
+    """What ``lcr-pi run`` does before the night: use the remembered setup, and offer to change it.
+
+    ``mode``: "off" (the settings file only), "remembered" (apply the saved setup, ask nothing), "auto"
+    (apply it, then say "to change the game, press choose" and wait ``offer_s`` seconds for the choose
+    button), "ask" (run the setup at once). Returns the settings to play with and the problems to report
+    (a damaged setup file, buttons that do not work, a setup that cannot be saved): the night goes on.
+    """
+    if mode not in ("off", "remembered", "auto", "ask"):
+        raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
+    problems: list[str] = []
+    if mode == "off":
+        return settings, problems
+    remembered, problem = load_remembered(settings.state_dir)
+    if problem:
+        log.error("%s", problem)
+        problems.append(problem)
+    if remembered is not None:
+        try:
+            settings = apply_choices(settings, remembered)
+        except UserError as exc:
+            problems.append(f"the remembered game setup cannot be used ({exc}); using the settings file")
+    if mode == "remembered":
+        return settings, problems
+    from lcr_pi.inputs import ActionQueue
+
+    actions = ActionQueue()
+    try:
+        buttons = setup_buttons(settings, actions.put_action, pin_factory)
+    except UserError as exc:
+        if mode == "ask":
+            problems.append(f"the voice setup cannot run: {exc}")
+        return settings, problems
+    make_speaker = make_speaker or default_speaker_factory(settings, stream)
+    speaker = None
+    try:
+        speaker = make_speaker(settings.speech.rate, settings.speech.volume)
+        if mode == "auto":
+            speaker.say("To change the game, press choose now.")
+            deadline = time.monotonic() + offer_s
+            wanted = False
+            while not wanted and time.monotonic() < deadline:
+                try:
+                    wanted = actions.get(timeout=0.1)[0] == "choose"
+                except queue.Empty:
+                    pass
+            if not wanted:
+                return settings, problems
+        setup = VoiceSetup(SetupChoices.from_settings(settings))
+        speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
+        if setup.done:
+            try:
+                save_choices(settings.state_dir, setup.choices)
+            except UserError as exc:
+                problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
+            settings = apply_choices(settings, setup.choices)
+        return settings, problems
+    finally:
+        buttons.close()
+        if speaker is not None:
+            speaker.wait_until_idle(30)
+            speaker.close()

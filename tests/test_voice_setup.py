@@ -1,0 +1,381 @@
+"""The voice-guided setup: the question machine, remembering it, the power-on offer on mock buttons."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import threading
+import time
+import wave
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from lcr_pi.commands import setup as setup_command
+from lcr_pi.errors import UserError
+from lcr_pi.inputs import ActionQueue
+from lcr_pi.outputs.speech import EspeakSpeaker
+from lcr_pi.referee import Say
+from lcr_pi.settings import parse_settings
+from lcr_pi.voice_setup import (
+    SetupChoices,
+    SpeechPreview,
+    VoiceSetup,
+    apply_choices,
+    choices_from_json,
+    load_remembered,
+    power_on_setup,
+    run_setup,
+    said,
+    save_choices,
+    setup_path,
+)
+
+BUTTONS_TOML = """
+[gpio]
+confirm_button = 5
+choose_button = 26
+undo_button = 6
+"""
+
+
+class Voice:
+    """A speaker that records what it says; ``log`` is shared by all voices a factory made."""
+
+    def __init__(self, rate, volume, log, on_say=None):
+        self.rate, self.volume, self.log, self.on_say = rate, volume, log, on_say
+        self.spoken, self.closed, self.stops = [], False, 0
+
+    def say(self, text):
+        self.spoken.append(text)
+        self.log.append((self.rate, self.volume, text))
+        if self.on_say:
+            self.on_say(text)
+
+    def stop_talking(self):
+        self.stops += 1
+
+    def wait_until_idle(self, timeout):
+        return True
+
+    def close(self):
+        self.closed = True
+
+
+def voices(on_say=None):
+    log, made = [], []
+
+    def make(rate, volume):
+        made.append(Voice(rate, volume, log, on_say))
+        return made[-1]
+
+    return make, log, made
+
+
+def queued(*names):
+    q = ActionQueue()
+    for name in names:
+        q.put_action(*name) if isinstance(name, tuple) else q.put_action(name)
+    return q
+
+
+# -- the question machine ----------------------------------------------------------------------------------
+
+
+def test_walk_the_whole_setup_hearing_every_prompt():
+    make, log, made = voices()
+    setup = VoiceSetup(SetupChoices())
+    actions = queued("choose", "confirm",                # 4 players
+                     "choose", "choose", "confirm",      # 5 chips
+                     "choose", "choose", "confirm",      # wild-win
+                     "choose", "choose", "confirm",      # very fast
+                     "choose", "confirm")                # volume 25 (wraps around from 100)
+    speaker = run_setup(setup, actions, make, idle_s=5)
+    assert [text for _, _, text in log] == [
+        "Game setup.",
+        "How many players? Now: 3 players. Press choose for the next option, confirm to accept.",
+        "4 players.",
+        "How many chips does each player start with? Now: 3 chips each.",
+        "4 chips each.",
+        "5 chips each.",
+        "Which rules? Now: classic rules.",
+        "wild: each W takes a chip from another player.",
+        "wild win: three W win the game at once.",
+        "How fast should I speak? Now: normal.",
+        "fast.",
+        "very fast.",
+        "How loud? Now: volume 100 percent.",
+        "volume 25 percent.",
+        "Done: 4 players with 5 chips each, wild win rules, very fast speech, volume 25 percent. "
+        "Players are called Player 1 to Player 4, unless the settings file names them.",
+    ]
+    assert setup.done and setup.choices == SetupChoices(4, 5, "wild-win", 350, 25)
+    # Each rate was spoken at that rate, each volume at that volume; the end is in the chosen voice.
+    assert [(r, v) for r, v, t in log if t in ("fast.", "very fast.", "volume 25 percent.")] == \
+        [(250, 100), (350, 100), (350, 25)]
+    assert (speaker.rate, speaker.volume) == (350, 25) and speaker is made[-1]
+    assert all(v.closed for v in made[:-1])
+    # Every press cut the sentence before it: quick presses skip ahead instead of queueing.
+    assert sum(v.stops for v in made) >= 12
+
+
+def test_undo_repeat_and_a_long_press_that_keeps_the_rest():
+    setup = VoiceSetup(SetupChoices(players=5, starting_chips=4))
+    setup.start()
+    assert said(setup.on_action("undo")) == ["This is the first question.",
+                                             "How many players? Now: 5 players."]
+    setup.on_action("choose")
+    assert said(setup.on_action("confirm")) == ["How many chips does each player start with? Now: 4 chips each."]
+    assert said(setup.on_action("repeat")) == ["How many chips does each player start with? Now: 4 chips each."]
+    assert said(setup.on_action("undo")) == ["How many players? Now: 6 players."]
+    outputs = setup.on_action("new_game")
+    assert said(outputs)[0] == "Keeping the rest as it is." and setup.done
+    assert SpeechPreview(175, 100) in outputs
+    assert setup.choices == SetupChoices(6, 4, "classic", 175, 100)
+    assert setup.on_action("choose") == []  # finished: presses change nothing
+
+
+def test_quit_leaves_without_a_change_and_a_typed_choice_jumps_to_it():
+    setup = VoiceSetup()
+    setup.start()
+    assert said(setup.on_action("choose", "7")) == ["7 players."]
+    assert said(setup.on_action("choose", "13")) == ["13 is not an option here. How many players?"]
+    setup.on_action("confirm")
+    setup.on_action("confirm")
+    assert said(setup.on_action("choose", "last-chip")) == ["last chip: whoever puts the last chip in the centre wins."]
+    setup.on_action("confirm")
+    assert said(setup.on_action("choose", "fastest")) == ["fastest."]
+    assert said(setup.on_action("quit")) == ["Setup left. Nothing was changed."]
+    assert setup.cancelled and not setup.done
+
+
+def test_a_value_from_the_settings_outside_the_options_is_kept_as_an_option():
+    setup = VoiceSetup(SetupChoices(players=15, variant="wild+last-chip", rate=200, volume=60))
+    assert "Now: 15 players." in said(setup.start())[-1]
+    setup.on_action("confirm")
+    setup.on_action("confirm")
+    assert said(setup.on_action("repeat")) == ["Which rules? Now: wild plus last chip."]
+    setup.on_action("confirm")
+    assert said(setup.on_action("repeat")) == ["How fast should I speak? Now: 200 words a minute."]
+    assert said(setup.on_action("choose")) == ["fast."]  # 200 sits between normal (175) and fast (250)
+
+
+def test_nobody_answers_so_the_setup_keeps_the_rest():
+    make, log, _ = voices()
+    setup = VoiceSetup(SetupChoices(players=4))
+    run_setup(setup, queued("choose", "confirm"), make, idle_s=0.3)
+    assert setup.done and setup.choices.players == 5
+    assert log[-2][2] == "No answer, so I keep the rest as it is."
+
+
+# -- remembered ------------------------------------------------------------------------------------------------
+
+
+def test_saved_atomically_and_read_back(tmp_path):
+    path = save_choices(tmp_path, SetupChoices(6, 4, "wild", 250, 75))
+    assert path == tmp_path / "setup.json"
+    assert json.loads(path.read_text()) == {"format": "lcr-pi-setup", "version": 1, "players": 6,
+                                            "starting_chips": 4, "variant": "wild", "rate": 250, "volume": 75}
+    assert [p.name for p in tmp_path.iterdir()] == ["setup.json"]  # no temporary file left behind
+    assert load_remembered(tmp_path) == (SetupChoices(6, 4, "wild", 250, 75), None)
+
+
+def test_nothing_saved_means_the_settings_file_as_it_is(tmp_path):
+    assert load_remembered(tmp_path) == (None, None)
+    settings = parse_settings(f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    assert power_on_setup(settings, mode="auto") == (settings, [])  # no buttons: nothing is offered
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("{\"players\": ", "is not valid JSON"),
+    ('{"format": "lcr-pi-setup", "version": 1, "players": 2}', "players must be a whole number from 3 to 20, got 2"),
+    ('{"format": "lcr-pi-setup", "version": 1, "volume": "loud"}', "volume must be a whole number from 0 to 100"),
+    ('{"format": "something-else"}', "is not an lcr-pi setup file"),
+    ('{"format": "lcr-pi-setup", "version": 9}', "has version 9"),
+])
+def test_a_damaged_remembered_setup_is_named_and_the_defaults_are_used(tmp_path, content, expected):
+    setup_path(tmp_path).write_text(content)
+    choices, problem = load_remembered(tmp_path)
+    assert choices is None
+    assert problem.startswith("the remembered game setup is damaged: ") and str(tmp_path / "setup.json") in problem
+    assert expected in problem and problem.endswith("; using the settings file")
+    settings = parse_settings(f"[game]\nplayers = ['Ann', 'Bob', 'Cy', 'Di']\n[storage]\nstate_dir = '{tmp_path}'\n",
+                              source="t")
+    used, problems = power_on_setup(settings, mode="remembered")
+    assert used == settings and problems == [problem]
+
+
+def test_an_unknown_variant_in_the_file_is_refused_with_the_names():
+    with pytest.raises(UserError, match="variant"):
+        apply_choices(parse_settings("", source="t"), choices_from_json(
+            '{"format": "lcr-pi-setup", "version": 1, "variant": "wilder"}'))
+
+
+def test_merging_into_the_settings_keeps_named_seats_and_trims_the_leds():
+    settings = parse_settings('[game]\nplayers = ["Ann", "Bob", "Cy", "Di"]\nfirst_player = "Di"\n'
+                              "[gpio]\nseat_leds = [17, 27, 22, 23, 24, 25]\ncentre_led = 12\n", source="t")
+    three = apply_choices(settings, SetupChoices(3, 5, "last-chip", 450, 50))
+    assert three.game.players == ("Ann", "Bob", "Cy") and three.game.first_player == ""
+    assert three.gpio.seat_leds == (17, 27, 22) and three.game.starting_chips == 5
+    assert (three.speech.rate, three.speech.volume, three.game.variant) == (450, 50, "last-chip")
+    six = apply_choices(settings, SetupChoices(6))
+    assert six.game.players == ("Ann", "Bob", "Cy", "Di", "Player 5", "Player 6")
+    assert six.game.first_player == "Di" and six.gpio.seat_leds == (17, 27, 22, 23, 24, 25)
+    assert six.game_config().players == six.game.players
+
+
+# -- at power-on, with the table's buttons on mock pins ----------------------------------------------------------
+
+
+@pytest.fixture
+def factory():
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = previous
+
+
+def press(factory, number):
+    factory.pin(number).drive_low()
+    time.sleep(0.01)
+    factory.pin(number).drive_high()
+
+
+def table_person(factory, script):
+    """Presses buttons as a person at the table would: after hearing a sentence, the presses it calls for."""
+    pins = {"choose": 26, "confirm": 5, "undo": 6}
+
+    def on_say(text):
+        for sentence, names in script:
+            if text.startswith(sentence):
+                def go(names=names):
+                    time.sleep(0.02)
+                    for name in names:
+                        press(factory, pins[name])
+                        time.sleep(0.03)
+                threading.Thread(target=go, daemon=True).start()
+                return
+
+    return on_say
+
+
+def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path, factory):
+    settings = parse_settings(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    make, log, _ = voices(table_person(factory, [
+        ("To change the game", ["choose"]),
+        ("How many players?", ["choose", "choose", "confirm"]),   # 5
+        ("How many chips", ["confirm"]),
+        ("Which rules?", ["choose", "confirm"]),                  # wild
+        ("How fast", ["confirm"]),
+        ("How loud?", ["choose", "choose", "confirm"]),           # 50: 100 -> 25 -> 50
+    ]))
+    used, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=3)
+    assert problems == []
+    assert used.game.players == ("Player 1", "Player 2", "Player 3", "Player 4", "Player 5")
+    assert (used.game.variant, used.speech.volume) == ("wild", 50)
+    assert load_remembered(tmp_path) == (SetupChoices(5, 3, "wild", 175, 50), None)
+    assert log[-1][2].startswith("Done: 5 players with 3 chips each, wild rules")
+
+    # The next power-on: nobody presses, the remembered setup is used.
+    make, log, _ = voices()
+    again, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=0.2)
+    assert again == used and problems == []
+    assert [text for _, _, text in log] == ["To change the game, press choose now."]
+    assert log[0][:2] == (175, 50)  # said in the remembered voice
+
+
+def test_a_setup_that_cannot_be_saved_is_used_and_reported(tmp_path, factory):
+    (tmp_path / "file").write_text("x")
+    settings = parse_settings(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path / 'file' / 'state'}'\n", source="t")
+    make, _, _ = voices(table_person(factory, [("How many players?", ["choose", "confirm"]),
+                                               ("How many chips", ["confirm"]), ("Which rules?", ["confirm"]),
+                                               ("How fast", ["confirm"]), ("How loud?", ["confirm"])]))
+    used, problems = power_on_setup(settings, mode="ask", pin_factory=factory, make_speaker=make)
+    assert len(used.game.players) == 4
+    assert len(problems) == 1 and "cannot save the game setup to" in problems[0] and "not remembered" in problems[0]
+
+
+def test_ask_without_buttons_says_why(tmp_path):
+    settings = parse_settings(f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    used, problems = power_on_setup(settings, mode="ask")
+    assert used == settings
+    assert problems == ["the voice setup cannot run: the voice setup needs gpio.choose_button and "
+                        "gpio.confirm_button in the settings"]
+    with pytest.raises(UserError, match="setup mode must be"):
+        power_on_setup(settings, mode="sometimes")
+
+
+# -- lcr-pi setup ------------------------------------------------------------------------------------------------
+
+
+def test_the_command_with_typed_words(tmp_path, capsys):
+    make, log, _ = voices()
+    args = argparse.Namespace(config=None, state_dir=str(tmp_path), speech="print", idle=30)
+    stdin = io.StringIO("choose\nconfirm\n\nchoose\nconfirm\nchoose fastest\nconfirm\n\n")
+    assert setup_command.run(args, stdin=stdin, make_speaker=make) == 0
+    assert load_remembered(tmp_path) == (SetupChoices(4, 3, "wild", 450, 100), None)
+    assert log[-1][2] == "Saved."
+    assert "Saved to" in capsys.readouterr().out
+
+
+def test_the_command_with_mock_buttons_and_a_quit_from_the_keyboard(tmp_path, factory):
+    config = tmp_path / "lcr-pi.toml"
+    config.write_text(BUTTONS_TOML)
+    make, log, _ = voices(table_person(factory, [("How many players?", ["choose", "undo"])]))
+    stdin = io.StringIO()
+
+    class SlowQuit(io.StringIO):
+        """Typed 'quit' a moment after the buttons were pressed."""
+
+        def __iter__(self):
+            time.sleep(0.5)
+            yield "quit\n"
+
+    args = argparse.Namespace(config=str(config), state_dir=str(tmp_path / "state"), speech="print", idle=30)
+    assert setup_command.run(args, stdin=SlowQuit(), pin_factory=factory, make_speaker=make) == 1
+    texts = [text for _, _, text in log]
+    assert "4 players." in texts and "This is the first question." in texts
+    assert texts[-1] == "Setup left. Nothing was changed."
+    assert not setup_path(tmp_path / "state").exists()
+    del stdin
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_each_rate_is_heard_at_its_own_speed_with_real_espeak(tmp_path):
+    made = []
+
+    def make(rate, volume):
+        made.append(EspeakSpeaker("en", rate, volume, sounds=False, output_dir=tmp_path / f"{len(made):02d}-{rate}"))
+        return made[-1]
+
+    setup = VoiceSetup()
+    actions = ActionQueue()
+
+    def listener():  # waits for each sentence to be spoken before pressing again
+        for action in ["confirm", "confirm", "confirm", ("choose", "slow"), ("choose", "fastest"), "confirm",
+                       "confirm"]:
+            time.sleep(0.1)
+            while not made:
+                time.sleep(0.01)
+            made[-1].wait_until_idle(30)
+            actions.put_action(*action) if isinstance(action, tuple) else actions.put_action(action)
+
+    threading.Thread(target=listener, daemon=True).start()
+    speaker = run_setup(setup, actions, make, idle_s=10)
+    speaker.wait_until_idle(30)
+    speaker.close()
+    for s in made:
+        s.close()
+
+    def seconds(folder_glob):
+        [folder] = tmp_path.glob(folder_glob)
+        files = sorted(folder.glob("*.wav"))
+        with wave.open(str(files[0])) as w:
+            return w.getnframes() / w.getframerate()
+
+    slow, fastest = seconds("*-140"), seconds("*-450")
+    assert slow > 1.8 * fastest, (slow, fastest)  # "slow." at 140 wpm against "fastest." at 450 wpm
