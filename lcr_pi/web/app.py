@@ -1,0 +1,303 @@
+"""The scoreboard's web server: a bottle app on a small threaded WSGI server, beside the game loop.
+
+Routes, all fixed (nothing in a request names a file):
+
+* ``GET /`` the page; ``GET /static/scoreboard.css`` and ``/static/scoreboard.js`` (an allow-list);
+* ``GET /board.json`` the board now; ``GET /events`` the board as server-sent events, whole each time;
+* ``GET /evidence.jpg`` the photo of the last read roll, with the reader's overlay (the one file the
+  table kept last, whatever the query string says);
+* ``POST /api/action`` and ``POST /api/speech`` the controls: only with a PIN in the config, checked on
+  every request, and only names from :data:`CONTROL_ACTIONS`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+from importlib import resources
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import bottle
+
+from lcr_pi.web.lan import check_bind, is_lan_address
+from lcr_pi.web.live import LiveBoard, PinGuard
+
+log = logging.getLogger("lcr_pi.web")
+
+#: What the page's buttons may ask of the referee. Rolls and "quit" are deliberately not here.
+CONTROL_ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", "help")
+
+#: Streams open at once; a Pi Zero 2 W serves a table's phones easily, not a crowd.
+MAX_STREAMS = 32
+HEARTBEAT_SECONDS = 15.0
+MAX_BODY = 2048
+
+SECURITY_HEADERS = (
+    ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                                "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
+)
+
+STATIC = {"scoreboard.css": "text/css; charset=utf-8", "scoreboard.js": "text/javascript; charset=utf-8"}
+
+
+class SpeakerControl:
+    """Speech rate and volume of a running :class:`lcr_pi.outputs.speech.EspeakSpeaker`, for the page.
+
+    Values are checked with the speaker's own validators; the next sentence uses them.
+    """
+
+    def __init__(self, speaker):
+        self.speaker = speaker
+
+    @classmethod
+    def of(cls, speaker) -> "SpeakerControl | None":
+        """A control for a speaker with a rate and volume (espeak-ng); None for printed words."""
+        ok = hasattr(speaker, "rate_wpm") and hasattr(speaker, "amplitude")
+        return cls(speaker) if ok else None
+
+    def get(self) -> tuple[int, int]:
+        return int(self.speaker.rate_wpm), round(self.speaker.amplitude / 2)
+
+    def set(self, rate: int, volume: int) -> None:
+        from lcr_pi.outputs.speech import validate_rate, validate_volume
+
+        rate_wpm, amplitude = validate_rate(rate), validate_volume(volume)
+        self.speaker.rate_wpm, self.speaker.amplitude = rate_wpm, amplitude
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: bool = True):
+    """The WSGI application: the bottle routes wrapped in the LAN check and the security headers."""
+    app = bottle.Bottle(catchall=True)
+    guard = PinGuard(pin) if pin else None
+    page = _asset("index.html")
+    assets = {name: _asset(name) for name in STATIC}
+    players = board.table.referee.config.players
+
+    def json_response(data, status=200, headers=None):
+        return bottle.HTTPResponse(json.dumps(data), status, {
+            "Content-Type": "application/json", "Cache-Control": "no-store", **(headers or {})})
+
+    @app.get("/")
+    def index():
+        bottle.response.set_header("Content-Type", "text/html; charset=utf-8")
+        bottle.response.set_header("Cache-Control", "no-cache")
+        return page
+
+    @app.get("/static/<name>")
+    def static(name):
+        if name not in STATIC:
+            raise bottle.HTTPError(404, "not found")
+        bottle.response.set_header("Content-Type", STATIC[name])
+        bottle.response.set_header("Cache-Control", "no-cache")
+        return assets[name]
+
+    @app.get("/board.json")
+    def board_json():
+        return bottle.HTTPResponse(board.current()[1], 200, {
+            "Content-Type": "application/json", "Cache-Control": "no-store"})
+
+    streams = {"open": 0}
+    streams_lock = threading.Lock()
+
+    @app.get("/events")
+    def events():
+        with streams_lock:
+            if streams["open"] >= MAX_STREAMS:
+                return bottle.HTTPResponse("too many pages open", 503, {"Retry-After": "5"})
+            streams["open"] += 1
+        bottle.response.set_header("Content-Type", "text/event-stream; charset=utf-8")
+        bottle.response.set_header("Cache-Control", "no-store")
+        bottle.response.set_header("X-Accel-Buffering", "no")
+
+        def stream():
+            try:
+                yield b"retry: 1000\n\n"  # reconnect a second after the Pi or the Wi-Fi blinks
+                seen = -1  # whatever the browser saw before (Last-Event-ID), it gets the whole board now
+                while not board.stopped:
+                    seq, data = board.wait_newer(seen, HEARTBEAT_SECONDS)
+                    if data is None:
+                        yield b": still here\n\n"
+                        continue
+                    seen = seq
+                    yield f"id: {board.boot}-{seq}\nevent: board\ndata: {data}\n\n".encode()
+            finally:
+                with streams_lock:
+                    streams["open"] -= 1
+
+        return stream()
+
+    @app.get("/evidence.jpg")
+    def evidence():
+        path = board.evidence_path  # set by the table only; the request names nothing
+        try:
+            data = path.read_bytes() if path is not None else None
+        except OSError:
+            data = None
+        if data is None:
+            raise bottle.HTTPError(404, "no photo yet")
+        return bottle.HTTPResponse(data, 200, {"Content-Type": "image/jpeg", "Cache-Control": "no-cache"})
+
+    def authorised() -> dict:
+        """The request's JSON body, once the PIN in it is right; else :class:`Refused`."""
+        if guard is None:
+            raise Refused(403, "This scoreboard is read-only: no PIN is set in the config.")
+        origin = bottle.request.headers.get("Origin")
+        if origin and origin.split("://", 1)[-1] != bottle.request.headers.get("Host"):
+            raise Refused(403, "Controls work only from this scoreboard's own page.")
+        if bottle.request.content_type.split(";")[0].strip() != "application/json":
+            raise Refused(415, "Send the request as JSON.")
+        if bottle.request.content_length > MAX_BODY:
+            raise Refused(413, "The request is too long.")
+        try:
+            body = json.loads(bottle.request.body.read(MAX_BODY + 1) or b"null")
+        except ValueError:
+            raise Refused(400, "The request is not valid JSON.") from None
+        if not isinstance(body, dict):
+            raise Refused(400, "The request must be a JSON object.")
+        client = bottle.request.environ.get("REMOTE_ADDR", "")
+        verdict = guard.check(client, body.get("pin"))
+        if verdict == "locked":
+            raise Refused(429, "Too many wrong PINs. Wait a minute, then try again.",
+                          {"Retry-After": str(guard.retry_after(client))})
+        if verdict != "ok":
+            raise Refused(403, "Wrong PIN.")
+        return body
+
+    @app.post("/api/action")
+    def action():
+        try:
+            body = authorised()
+            name, choice = body.get("action"), body.get("choice")
+            if name not in CONTROL_ACTIONS:
+                raise Refused(400, f"Unknown action. Actions: {', '.join(CONTROL_ACTIONS)}.")
+            if name == "choose":
+                if choice is not None and choice not in players:
+                    raise Refused(400, "Choose one of the players by name.")
+            elif choice is not None:
+                raise Refused(400, "Only 'choose' takes a player.")
+        except Refused as exc:
+            return json_response({"error": exc.message}, exc.status, exc.headers)
+        actions.put((name, choice))
+        return json_response({"queued": name}, 202)
+
+    @app.post("/api/speech")
+    def speech():
+        from lcr_pi.errors import UserError
+
+        try:
+            body = authorised()
+            if board.speech is None:
+                raise Refused(404, "Speech settings cannot be changed here (no speech engine).")
+            rate, volume = body.get("rate"), body.get("volume")
+            try:
+                board.speech.set(rate, volume)
+            except UserError as exc:
+                raise Refused(400, f"{str(exc)[0].upper()}{str(exc)[1:]}.") from None
+        except Refused as exc:
+            return json_response({"error": exc.message}, exc.status, exc.headers)
+        board.speech_changed()
+        rate, volume = board.speech.get()
+        return json_response({"rate": rate, "volume": volume})
+
+    def error_page(res):
+        bottle.response.set_header("Content-Type", "text/plain; charset=utf-8")
+        return f"{res.status_code} {res.body or res.status_line}\n"
+
+    app.default_error_handler = error_page
+
+    def application(environ, start_response):
+        def with_headers(status, headers, exc_info=None):
+            names = {k.lower() for k, _ in headers}
+            return start_response(status, headers + [h for h in SECURITY_HEADERS if h[0].lower() not in names],
+                                  exc_info)
+
+        if lan_only and not is_lan_address(environ.get("REMOTE_ADDR", "")):
+            with_headers("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"403 This scoreboard serves the local network only.\n"]
+        return app(environ, with_headers)
+
+    return application
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("lcr_pi.web").joinpath("static", name).read_bytes()
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+class _ThreadingServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True  # a phone's open stream never keeps the program from exiting
+    block_on_close = False
+
+
+class _ThreadingServer6(_ThreadingServer):
+    address_family = socket.AF_INET6
+
+
+class _QuietHandler(WSGIRequestHandler):
+    timeout = 60  # a client that stops reading or writing gives its thread back
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class ScoreboardServer:
+    """A running scoreboard: ``url``, ``port`` and :meth:`stop`."""
+
+    def __init__(self, table, board: LiveBoard, httpd, thread):
+        self.table, self.board, self._httpd, self._thread = table, board, httpd, thread
+        self.host, self.port = httpd.server_address[:2]
+
+    @property
+    def url(self) -> str:
+        host = socket.gethostname() if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/"
+
+    def stop(self) -> None:
+        if self.board.listener in self.table.listeners:
+            self.table.listeners.remove(self.board.listener)
+        self.board.stop()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def start_scoreboard(table, actions, host: str = "0.0.0.0", port: int = 8080, *, pin: str | None = None,
+                     speech=None, allow_public: bool = False, odds: bool = True) -> ScoreboardServer:
+    """Serve the live scoreboard of ``table`` on a background thread and return the running server.
+
+    ``actions`` is the referee loop's :class:`lcr_pi.inputs.ActionQueue`; without ``pin`` the page is
+    read-only. ``speech`` (e.g. :meth:`SpeakerControl.of`) lets the page change the speech rate and
+    volume. Refuses a public ``host`` unless ``allow_public`` (see :mod:`lcr_pi.web.lan`).
+    """
+    from lcr_pi.errors import UserError
+
+    check_bind(host, allow_public=allow_public)
+    board = LiveBoard(table, controls=bool(pin), speech=speech, odds=odds)
+    app = make_app(board, actions, pin=pin, lan_only=not allow_public)
+    server_class = _ThreadingServer6 if ":" in host else _ThreadingServer
+    try:
+        httpd = make_server(host, port, app, server_class=server_class, handler_class=_QuietHandler)
+    except OSError as exc:
+        board.stop()
+        raise UserError(f"--web: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.5},
+                              name="scoreboard-web", daemon=True)
+    thread.start()
+    table.listeners.append(board.listener)
+    return ScoreboardServer(table, board, httpd, thread)

@@ -1,0 +1,293 @@
+// LCR scoreboard: draws the board the Pi sends over server-sent events, whole each time.
+// Everything is written with textContent (never HTML), so a player's name cannot become markup.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const SAID_SHOWN = 12;
+  const FACE_GLYPH = { dot: "•", ".": "•" };
+  let boot = null;
+  let lastSaid = 0;
+  let board = null;
+  let source = null;
+  let decisionKey = "";
+
+  // -- drawing ---------------------------------------------------------------------------------
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function chipsText(n) {
+    return n === 1 ? "1 chip" : `${n} chips`;
+  }
+
+  function faceName(face) {
+    return face === "." ? "dot" : face;
+  }
+
+  function render(next) {
+    const restarted = next.boot !== boot;
+    boot = next.boot;
+    board = next;
+    document.body.dataset.seq = String(next.seq);
+    renderNow(next);
+    renderPlayers(next);
+    renderSaid(next.announcements, restarted);
+    renderControls(next);
+    renderRoll(next);
+    renderSeries(next);
+    renderHistory(next.history);
+  }
+
+  function renderNow(b) {
+    $("turn").textContent = b.turn.text;
+    $("turn").dataset.seat = b.turn.seat === null ? "" : String(b.turn.seat);
+    $("pot").textContent = `Centre pot: ${chipsText(b.pot)}`;
+    $("pot").dataset.pot = String(b.pot);
+    document.title = b.turn.player ? `${b.turn.text} – LCR scoreboard` : "LCR scoreboard";
+  }
+
+  function oddsText(b, seat) {
+    if (!b.odds) return "Chance to win: working it out…";
+    const percent = b.odds.percent[seat];
+    const shown = percent >= 10 || percent === 0 ? Math.round(percent) : percent.toFixed(1);
+    return `Chance to win: ${b.odds.exact ? "" : "about "}${shown}%`;
+  }
+
+  function renderPlayers(b) {
+    const items = b.players.map((p) => {
+      const li = el("li", "player");
+      li.dataset.seat = String(p.seat);
+      li.dataset.chips = String(p.chips);
+      li.classList.toggle("rolling", p.rolling);
+      li.classList.toggle("winner", p.winner);
+      li.append(el("h3", "", p.name));
+      const chips = el("p", "chips");
+      chips.append(el("span", "count", String(p.chips)), ` ${p.chips === 1 ? "chip" : "chips"}`);
+      li.append(chips);
+      if (p.rolling) {
+        const dice = b.turn.dice ? `, ${b.turn.dice === 1 ? "1 die" : `${b.turn.dice} dice`}` : "";
+        li.append(el("p", "marker", `▶ ${b.phase === "await_decision" ? "Choosing now" : `Rolling now${dice}`}`));
+      } else if (p.winner) {
+        li.append(el("p", "marker", "★ Winner"));
+      }
+      li.append(el("p", "odds", oddsText(b, p.seat)));
+      if (p.wins !== null) li.append(el("p", "wins", `Games won: ${p.wins}`));
+      return li;
+    });
+    $("players").replaceChildren(...items);
+    let note = "Chances to win are being worked out.";
+    if (b.odds && b.odds.exact) note = "Chances to win are exact.";
+    else if (b.odds) note = `Chances to win are estimates from simulated games (give or take ${b.odds.plus_minus} points).`;
+    $("odds-note").textContent = note;
+  }
+
+  function renderSaid(announcements, restarted) {
+    const log = $("said");
+    if (restarted) {
+      // A first load (or a restarted Pi): show the last few words, then only what is new.
+      lastSaid = 0;
+      log.replaceChildren();
+      announcements = announcements.slice(-4);
+    }
+    for (const a of announcements) {
+      if (a.id <= lastSaid) continue;
+      log.append(el("p", "", a.text));
+      lastSaid = a.id;
+    }
+    while (log.childElementCount > SAID_SHOWN) log.firstElementChild.remove();
+  }
+
+  function renderControls(b) {
+    $("controls").hidden = !b.controls;
+    if (!b.controls) return;
+    const decision = b.decision;
+    const key = decision ? JSON.stringify(decision) : "";
+    $("decision").hidden = !decision;
+    if (key !== decisionKey) {
+      decisionKey = key;
+      if (decision) {
+        const chips = decision.take === 1 ? "one chip" : "two chips, one choice per chip";
+        $("decision-text").textContent = `${decision.player} takes ${chips}. Take from:`;
+        $("choices").replaceChildren(...decision.choices.map((name) => {
+          const button = el("button", "", name);
+          button.type = "button";
+          button.dataset.action = "choose";
+          button.dataset.choice = name;
+          return button;
+        }));
+      } else {
+        $("choices").replaceChildren();
+      }
+    }
+    const form = $("speech-form");
+    form.hidden = !b.speech;
+    if (b.speech) {
+      for (const name of ["rate", "volume"]) {
+        const input = $(name);
+        if (document.activeElement !== input && !input.dataset.edited) input.value = String(b.speech[name]);
+      }
+    }
+  }
+
+  function renderRoll(b) {
+    const last = b.history[0];
+    $("last-roll").textContent = last ? `Turn ${last.number}: ${last.text}` : "No dice rolled yet.";
+    $("last-dice").replaceChildren(...(last ? last.faces : []).map((f) => el("span", "die", FACE_GLYPH[f] || f)));
+    const photo = b.evidence;
+    $("photo").hidden = !photo;
+    if (photo) {
+      const img = $("photo-img");
+      const faces = photo.faces.map(faceName).join(", ");
+      if (img.getAttribute("src") !== photo.url) img.src = photo.url;
+      img.alt = `Photo of the dice tray for ${photo.player || "the last"} roll: ${faces}, with the dice reader's marks.`;
+      $("photo-caption").textContent = `The camera's photo of ${photo.player ? `${photo.player}'s` : "the last"} read roll (${faces}), with the reader's marks.`;
+    }
+  }
+
+  function renderSeries(b) {
+    $("series").hidden = !b.series;
+    if (!b.series) return;
+    const s = b.series;
+    const tally = b.players.map((p) => `${p.name} ${p.wins}`).join(", ");
+    const champion = s.champion ? ` ${s.champion} won the series!` : "";
+    $("series-text").textContent = `A series, ${s.goal}. Games played: ${s.games}. Wins: ${tally}.${champion}`;
+  }
+
+  function renderHistory(history) {
+    $("history").replaceChildren(...history.map((turn) => {
+      const li = el("li");
+      li.append(el("span", "who", `Turn ${turn.number}. `), turn.text);
+      return li;
+    }));
+  }
+
+  // -- the live connection ---------------------------------------------------------------------
+
+  function setConnection(live) {
+    const status = $("connection");
+    const text = live ? "Live" : "Reconnecting…";
+    if (status.textContent !== text) status.textContent = text;
+    status.classList.toggle("offline", !live);
+  }
+
+  function connect() {
+    source = new EventSource("/events");
+    source.addEventListener("board", (event) => {
+      setConnection(true);
+      render(JSON.parse(event.data));
+    });
+    source.addEventListener("error", () => {
+      setConnection(false);
+      // The browser retries by itself after a network error; after a refused answer it gives up, so
+      // start again ourselves.
+      if (source.readyState === EventSource.CLOSED) {
+        source.close();
+        setTimeout(connect, 2000);
+      }
+    });
+  }
+
+  // -- controls --------------------------------------------------------------------------------
+
+  async function post(url, body, done) {
+    const result = $("control-result");
+    const pin = $("pin").value;
+    if (!pin) {
+      result.textContent = "Enter the PIN first.";
+      $("pin").focus();
+      return;
+    }
+    result.textContent = "Sending…";
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ ...body, pin }),
+      });
+      const data = await response.json().catch(() => ({}));
+      result.textContent = response.ok ? done(data) : (data.error || `Refused (${response.status}).`);
+    } catch (error) {
+      result.textContent = "The scoreboard cannot be reached. Try again in a moment.";
+    }
+  }
+
+  const ACTION_DONE = {
+    confirm: "Confirmed.",
+    undo: "Undo sent.",
+    repeat: "Repeating.",
+    status: "The status is being said.",
+    new_game: "A new game is starting.",
+    choose: "Choice sent.",
+  };
+
+  function onControlClick(event) {
+    const button = event.target.closest("button[data-action]");
+    if (!button) return;
+    const action = button.dataset.action;
+    const body = { action };
+    if (button.dataset.choice) body.choice = button.dataset.choice;
+    if (action === "new_game") closeNewGame();
+    post("/api/action", body, () => ACTION_DONE[action] || "Sent.");
+  }
+
+  function closeNewGame() {
+    $("new-game-confirm").hidden = true;
+    $("new-game").setAttribute("aria-expanded", "false");
+    $("new-game").focus();
+  }
+
+  function setUpControls() {
+    $("controls").addEventListener("click", onControlClick);
+    $("new-game").addEventListener("click", () => {
+      $("new-game-confirm").hidden = false;
+      $("new-game").setAttribute("aria-expanded", "true");
+      $("new-game-cancel").focus();
+    });
+    $("new-game-cancel").addEventListener("click", closeNewGame);
+    for (const name of ["rate", "volume"]) {
+      $(name).addEventListener("input", () => { $(name).dataset.edited = "1"; });
+    }
+    $("speech-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const rate = Number($("rate").value);
+      const volume = Number($("volume").value);
+      post("/api/speech", { rate, volume }, (data) => {
+        delete $("rate").dataset.edited;
+        delete $("volume").dataset.edited;
+        return `Speech: ${data.rate} words per minute, volume ${data.volume}%.`;
+      });
+    });
+  }
+
+  // -- theme -----------------------------------------------------------------------------------
+
+  function setUpTheme() {
+    const button = $("theme");
+    const media = window.matchMedia("(prefers-color-scheme: dark)");
+    const stored = () => { try { return localStorage.getItem("lcr-theme"); } catch (e) { return null; } };
+    const show = () => {
+      const theme = stored();
+      if (theme) document.documentElement.dataset.theme = theme;
+      else delete document.documentElement.dataset.theme;
+      const dark = theme ? theme === "dark" : media.matches;
+      button.setAttribute("aria-pressed", String(dark));
+    };
+    button.addEventListener("click", () => {
+      const dark = button.getAttribute("aria-pressed") === "true";
+      try { localStorage.setItem("lcr-theme", dark ? "light" : "dark"); } catch (e) { /* private mode */ }
+      document.documentElement.dataset.theme = dark ? "light" : "dark";
+      button.setAttribute("aria-pressed", String(!dark));
+    });
+    media.addEventListener("change", show);
+    show();
+  }
+
+  setUpTheme();
+  setUpControls();
+  connect();
+})();

@@ -1,0 +1,290 @@
+// The scoreboard in Debian's headless Chromium (playwright-core), run by test_scoreboard_browser.py.
+//
+// It asserts that:
+//  * the board (chips, pot, whose turn, dice to roll, odds) matches the engine's state after every turn,
+//    and updates arrive without a reload (median latency under half a second is required);
+//  * the live region (role=log, aria-live=polite) receives the referee's announcements;
+//  * the photo of the last read roll loads, with a text alternative naming the faces;
+//  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
+//    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change;
+//  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
+//  * the page reconnects by itself after its server goes away and comes back (a turn played meanwhile);
+//  * the theme button toggles dark and light, and axe-core finds no serious or critical violation in
+//    either theme, nor on the read-only page; no console errors, no Content-Security-Policy violations.
+// The last line printed is a JSON summary.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { chromium } from "playwright-core";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const { SCOREBOARD_URL, READ_ONLY_URL, GM_URL, PIN, CHROMIUM, SCREENSHOT_DIR } = process.env;
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const log = (...parts) => console.log(...parts);
+
+async function gm(path, body) {
+  const response = await fetch(GM_URL + path, body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  assert.equal(response.status, 200, `game master ${path}`);
+  return response.json();
+}
+
+function shownPercent(p) {
+  return p >= 10 || p === 0 ? String(Math.round(p)) : p.toFixed(1);
+}
+
+// Wait until the page shows exactly the engine's state; returns the milliseconds it took.
+async function expectBoard(page, state, what, timeout = 3000) {
+  const started = Date.now();
+  try {
+    await page.waitForFunction((s) => {
+      const cards = [...document.querySelectorAll("#players li")];
+      if (cards.length !== s.chips.length) return false;
+      for (const [seat, chips] of s.chips.entries()) {
+        const card = cards[seat];
+        if (card.dataset.chips !== String(chips)) return false;
+        if (!card.querySelector(".chips").textContent.includes(chips === 1 ? "1 chip" : `${chips} chips`)) return false;
+        const rolling = s.winner === null && seat === s.current;
+        if (card.classList.contains("rolling") !== rolling) return false;
+        const marker = card.querySelector(".marker");
+        if (rolling && s.phase === "await_roll" && !(marker && marker.textContent.includes(`Rolling now, ${s.dice === 1 ? "1 die" : `${s.dice} dice`}`))) return false;
+        if (rolling && s.phase === "await_decision" && !(marker && marker.textContent.includes("Choosing now"))) return false;
+      }
+      return document.getElementById("pot").dataset.pot === String(s.pot)
+        && document.getElementById("turn").dataset.seat === String(s.current);
+    }, state, { timeout, polling: 10 });
+  } catch (error) {
+    const shown = await page.evaluate(() => ({
+      chips: [...document.querySelectorAll("#players li")].map((li) => li.dataset.chips),
+      pot: document.getElementById("pot").dataset.pot, turn: document.getElementById("turn").textContent,
+    }));
+    throw new Error(`${what}: the page shows ${JSON.stringify(shown)}, the engine ${JSON.stringify(state)}`);
+  }
+  return Date.now() - started;
+}
+
+async function expectOdds(page, state, what) {
+  const wanted = state.odds.map((p) => `Chance to win: ${shownPercent(p)}%`);
+  await page.waitForFunction((w) => {
+    const odds = [...document.querySelectorAll("#players li .odds")].map((p) => p.textContent);
+    return odds.length === w.length && odds.every((text, i) => text === w[i]);
+  }, wanted, { timeout: 5000, polling: 20 }).catch(async () => {
+    const shown = await page.$$eval("#players li .odds", (ps) => ps.map((p) => p.textContent));
+    throw new Error(`${what}: odds shown ${JSON.stringify(shown)}, engine ${JSON.stringify(wanted)}`);
+  });
+}
+
+async function expectSaid(page, sentence, what) {
+  await page.waitForFunction((text) => [...document.querySelectorAll("#said p")].some((p) => p.textContent === text),
+    sentence, { timeout: 3000, polling: 20 }).catch(() => {
+    throw new Error(`${what}: the live region never said ${JSON.stringify(sentence)}`);
+  });
+}
+
+async function controlResult(page, text) {
+  await page.waitForFunction((t) => document.getElementById("control-result").textContent === t, text,
+    { timeout: 3000 }).catch(async () => {
+    const shown = await page.textContent("#control-result");
+    throw new Error(`control result: wanted ${JSON.stringify(text)}, shown ${JSON.stringify(shown)}`);
+  });
+}
+
+async function audit(page, label) {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
+  }));
+  const all = result.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.length} node(s) ${v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(", ")}`);
+  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  log(`axe ${label}: ${result.passes.length} rules pass, ${result.violations.length} violations${all.length ? "\n  " + all.join("\n  ") : ""}`);
+  return serious.length;
+}
+
+async function setTheme(page, theme) {
+  const pressed = await page.getAttribute("#theme", "aria-pressed");
+  if ((pressed === "true") !== (theme === "dark")) await page.click("#theme");
+  await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+  assert.equal(await page.getAttribute("#theme", "aria-pressed"), String(theme === "dark"));
+}
+
+async function watchPage(page, problems) {
+  page.on("console", (m) => { if (m.type() === "error" && !/Failed to load resource|ERR_CONNECTION_REFUSED|EventSource/i.test(m.text())) problems.push(m.text()); });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      (window.__csp = window.__csp || []).push(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+}
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+const summary = { turns_checked: 0, latencies_ms: [], serious_violations: 0 };
+const problems = [];
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+  const page = await context.newPage();
+  await watchPage(page, problems);
+  await page.goto(SCOREBOARD_URL);
+  await page.waitForSelector("body[data-seq]");
+  await page.evaluate(() => { window.__sameDocument = true; });
+  assert.equal(await page.getAttribute("html", "lang"), "en");
+  assert.equal(await page.getAttribute("#said", "aria-live"), "polite");
+
+  let state = await gm("/state");
+  await expectBoard(page, state, "opening");
+  await expectOdds(page, state, "opening");
+  await expectSaid(page, state.said, "opening");
+  assert.equal(await page.isVisible("#controls"), true, "controls are shown when a PIN is set");
+
+  // Keyboard: Tab walks from the skip link through every visible control, each with a visible focus ring.
+  const reached = [];
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement;
+      const style = getComputedStyle(el);
+      if (el === document.body) return { id: "body" };
+      return { id: el.id || el.dataset.action || el.className, ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
+    });
+    if (focused.id === "body" || (reached.length && focused.id === reached[0])) break;
+    assert.ok(focused.ring, `${focused.id} shows no focus ring`);
+    reached.push(focused.id);
+  }
+  assert.equal(reached[0], "skip", "the first Tab reaches the skip link");
+  for (const id of ["theme", "pin", "confirm", "undo", "repeat", "status", "new-game", "rate", "volume"]) {
+    assert.ok(reached.includes(id), `Tab never reaches ${id} (reached ${reached.join(", ")})`);
+  }
+  await page.focus("#new-game");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "new-game-cancel", "New game asks first");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.isVisible("#new-game-confirm"), false, "Cancel closes the question");
+
+  // Turns, each checked as it arrives.
+  for (let turn = 1; turn <= 6; turn++) {
+    const started = Date.now();
+    state = await gm("/roll", {});
+    await expectBoard(page, state, `turn ${turn}`);
+    summary.latencies_ms.push(Date.now() - started);
+    await expectSaid(page, state.said, `turn ${turn}`);
+    await expectOdds(page, state, `turn ${turn}`);
+    summary.turns_checked++;
+  }
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
+
+  // The photo of the last read roll, with its text alternative.
+  await page.waitForFunction(() => { const img = document.getElementById("photo-img"); return img.complete && img.naturalWidth > 0; });
+  const alt = await page.getAttribute("#photo-img", "alt");
+  const faces = state.thrown.join(", ");
+  assert.ok(alt.includes(faces), `photo alt ${JSON.stringify(alt)} names the faces ${faces}`);
+
+  // Controls without the PIN, and with a wrong one: refused, nothing changes.
+  await page.fill("#pin", "");
+  await page.click("button[data-action=undo]");
+  await controlResult(page, "Enter the PIN first.");
+  const refused = await page.evaluate(async () => (await fetch("/api/action", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action: "undo" }),
+  })).status);
+  assert.equal(refused, 403, "the server refuses a control without the PIN");
+  await page.fill("#pin", "0000");
+  await page.click("button[data-action=undo]");
+  await controlResult(page, "Wrong PIN.");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual((await gm("/state")).chips, state.chips, "a refused undo changed the game");
+  await expectBoard(page, state, "after refused undo");
+
+  // With the PIN: undo takes the last turn back.
+  const before = state;
+  await page.fill("#pin", PIN);
+  await page.click("button[data-action=undo]");
+  await controlResult(page, "Undo sent.");
+  for (let i = 0; i < 50 && (state = await gm("/state")).rolls === before.rolls; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(state.rolls, before.rolls - 1, "undo took one roll back");
+  await expectBoard(page, state, "after undo");
+  await expectSaid(page, state.said, "after undo");
+  summary.turns_checked++;
+
+  // A Wild decision, made from the keyboard.
+  state = await gm("/roll", { wild: true });
+  assert.equal(state.phase, "await_decision");
+  await expectBoard(page, state, "wild decision");
+  const victim = state.choices[state.choices.length - 1];
+  const choice = page.locator(`#choices button[data-choice="${victim}"]`);
+  await choice.waitFor();
+  await choice.focus();
+  await page.keyboard.press("Enter");
+  const decider = state.current;
+  const victimSeat = ["Ann", "Bob", "Cy", "Dee"].indexOf(victim);
+  const wanted = state.chips.map((c, seat) => c + (seat === decider ? 1 : 0) - (seat === victimSeat ? 1 : 0));
+  for (let i = 0; i < 50 && (state = await gm("/state")).phase === "await_decision"; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(state.chips, wanted, `${victim} gave a chip`);
+  await expectBoard(page, state, "after the Wild choice");
+  summary.turns_checked++;
+
+  // Speech settings through the validated setter.
+  await page.fill("#rate", "300");
+  await page.fill("#volume", "60");
+  await page.click("#speech-form button[type=submit]");
+  await controlResult(page, "Speech: 300 words per minute, volume 60%.");
+  assert.deepEqual((await gm("/state")).speech, [300, 60]);
+  const badRate = await page.evaluate(async (pin) => (await fetch("/api/speech", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin, rate: 900, volume: 60 }),
+  })).status, PIN);
+  assert.equal(badRate, 400, "a rate out of range is refused");
+
+  // The Pi blinks: the server goes away, a turn is played, it comes back; the page catches up alone.
+  state = await gm("/blink", {});
+  await expectBoard(page, state, "after the server came back", 15000);
+  await page.waitForFunction(() => document.getElementById("connection").textContent === "Live");
+  state = await gm("/roll", {});
+  await expectBoard(page, state, "a turn after the server came back");
+  await expectSaid(page, state.said, "a turn after the server came back");
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
+  summary.turns_checked += 2;
+
+  // Themes and the accessibility audit.
+  await setTheme(page, "dark");
+  summary.serious_violations += await audit(page, "dark theme");
+  await setTheme(page, "light");
+  summary.serious_violations += await audit(page, "light theme");
+  const csp = await page.evaluate(() => window.__csp || []);
+  assert.deepEqual(csp, [], "Content-Security-Policy violations");
+
+  // Screenshots for the README, when asked for.
+  if (SCREENSHOT_DIR) {
+    for (const [name, viewport] of [["phone", { width: 390, height: 844 }], ["desktop", { width: 1280, height: 900 }]]) {
+      await page.setViewportSize(viewport);
+      for (const theme of ["dark", "light"]) {
+        await setTheme(page, theme);
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/scoreboard-${name}-${theme}.png` });
+      }
+    }
+  }
+  await context.close();
+
+  // The read-only page: no controls, and its server refuses them.
+  const readOnly = await browser.newPage({ colorScheme: "dark" });
+  await watchPage(readOnly, problems);
+  await readOnly.goto(READ_ONLY_URL);
+  await readOnly.waitForSelector("body[data-seq]");
+  await expectBoard(readOnly, state, "read-only page");
+  assert.equal(await readOnly.isVisible("#controls"), false, "the read-only page shows controls");
+  const readOnlyStatus = await readOnly.evaluate(async (pin) => (await fetch("/api/action", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin, action: "undo" }),
+  })).status, PIN);
+  assert.equal(readOnlyStatus, 403, "the read-only server refuses controls");
+  summary.serious_violations += await audit(readOnly, "read-only page, dark");
+} finally {
+  await browser.close();
+}
+assert.deepEqual(problems, [], "errors in the page");
+const sorted = [...summary.latencies_ms].sort((a, b) => a - b);
+summary.median_latency_ms = sorted[Math.floor(sorted.length / 2)];
+assert.ok(summary.median_latency_ms < 500, `updates took ${summary.median_latency_ms} ms (median)`);
+assert.equal(summary.serious_violations, 0, "axe found serious or critical violations");
+log(JSON.stringify(summary));
