@@ -1,36 +1,49 @@
 """Settle detection: watch the preview stream and say when the dice have come to rest.
 
-The reader is only asked about a frame after the dice stopped moving and no hand is over the tray, and
-only once per roll. The check runs on every preview frame, so it works on a small grey copy of the
-frame: a few OpenCV calls, about a millisecond here.
+The reader is asked about a frame only after the dice stopped moving and no hand is over the tray,
+and only once per roll. The check runs on every preview frame, so it works on a small grey copy of
+the frame (:data:`WORK_WIDTH` pixels wide, area-averaged so sensor noise and JPEG shimmer melt
+away): a resize and a few array operations, about 1-1.5 ms for a 1280x960 frame here.
 
-How it decides:
+How it decides, frame by frame:
 
-* *motion*: the share of pixels that changed since the previous frame (after a blur, so sensor noise
-  and JPEG shimmer do not count);
-* *settled*: after motion, ``still_frames`` frames in a row without it;
-* *new*: the settled scene differs from the scene last handed to the reader (a nudge of the tray or a
-  shadow passing is not a new roll unless something changed where dice lie);
-* *hand*: a large changed region that is mostly skin-coloured means someone's hand is resting in
-  the tray: wait for it to leave. (Only the changed region is tested for skin, so a wood or red
-  tray never looks like a hand.)
+* *motion*: the share of work pixels whose grey level changed by more than ``pixel_delta`` since
+  the previous frame. Above ``motion_threshold`` the frame is ``moving`` and the detector is
+  *armed* (something happened that may be a roll).
+* *still*: armed, and no motion for ``still_frames`` frames in a row; and the frame also matches
+  the one ``still_frames`` frames back, so dice creeping to a halt (a little each frame) do not
+  look still too early.
+* *hand*: a hand reaches in from outside the view, so it shows as a large changed blob (against
+  the scene before the motion began) that touches the edge of the watched area. While one is there
+  the state is ``obstructed``; the detector waits for it to leave.
+* *new*: the still scene must differ from the scene last handed to the reader where a die could be
+  (a changed blob of at least ``min_change_px`` work pixels, compared after dividing each image by
+  its local brightness, so a lamp switched on or a shadow passing over the tray is not a roll; nor
+  is a hand that reached in and left without touching the dice). Then the state is ``settled``,
+  once, with the full-resolution frame to read.
+
+``region`` (x0, y0, x1, y1 in frame pixels, e.g. the calibrated tray) limits the watch.
 
 >>> import numpy as np
 >>> watcher = SettleDetector(still_frames=2)
 >>> empty = np.full((120, 160, 3), 90, np.uint8)
 >>> dice = empty.copy(); dice[40:60, 50:70] = 250
->>> [watcher.update(f).state for f in (empty, empty, dice, dice, dice, dice)]
-['quiet', 'quiet', 'moving', 'still', 'settled', 'quiet']
+>>> [watcher.update(f).state for f in (empty, empty, dice, dice, dice, dice, dice)]
+['quiet', 'quiet', 'moving', 'still', 'settled', 'quiet', 'quiet']
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-WORK_WIDTH = 200
+WORK_WIDTH = 320
+HAND_DICE = 10  # dice (top-face areas) a change at the edge must cover to be a hand
+HUGE_CHANGE = 0.25  # a change over a quarter of the view that reaches its edge is an arm, whatever its colour
+STATES = ("quiet", "moving", "still", "settled", "obstructed")
 
 
 @dataclass(frozen=True)
@@ -48,26 +61,33 @@ class SettleDetector:
     def __init__(
         self,
         *,
-        still_frames: int = 4,
-        motion_threshold: float = 0.0004,
-        pixel_delta: int = 18,
-        change_threshold: float = 0.0015,
-        hand_area: float = 0.05,
-        hand_skin: float = 0.3,
+        still_frames: int = 3,
+        motion_threshold: float = 0.0005,
+        pixel_delta: int = 10,
+        change_delta: float = 0.18,
+        min_change_px: int | None = None,
+        hand_area: float = 0.04,
         region: tuple[int, int, int, int] | None = None,
+        die_px: float | None = None,
     ):
-        """``region`` (x0, y0, x1, y1 in full-frame pixels) limits the watch to the tray."""
+        """``die_px`` (the expected top-face side in frame pixels, from the calibration) sets how big a
+        change counts as a die moved; without it ``min_change_px`` (work pixels, default 6) is used."""
+        if still_frames < 1:
+            raise ValueError(f"still_frames must be at least 1, not {still_frames}")
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.pixel_delta = pixel_delta
-        self.change_threshold = change_threshold
+        self.change_delta = change_delta
         self.hand_area = hand_area
-        self.hand_skin = hand_skin
-        self.region = region
-        self._previous: np.ndarray | None = None
-        self._last_read: np.ndarray | None = None
+        self.region = tuple(int(v) for v in region) if region is not None else None
+        self.die_px = die_px
+        self._min_change_px = min_change_px
+        self._recent: deque[np.ndarray] = deque(maxlen=still_frames + 1)
+        self._before: np.ndarray | None = None  # the scene before the current disturbance
+        self._last_read: np.ndarray | None = None  # normalised scene last handed to the reader
         self._still = 0
-        self._armed = False  # motion seen since the last settled report
+        self._armed = False  # motion seen since the last report (or the start)
+        self._scale = 1.0  # work pixels per frame pixel
 
     def reset(self) -> None:
         """Forget the last read scene (after an undo or a request to roll again the same dice may return)."""
@@ -75,60 +95,124 @@ class SettleDetector:
         self._armed = True
         self._still = 0
 
-    def _small(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # -- the work image ------------------------------------------------------------------------
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
         if self.region is not None:
             x0, y0, x1, y1 = self.region
-            frame = frame[y0:y1, x0:x1]
-        h, w = frame.shape[:2]
-        size = (WORK_WIDTH, max(1, round(h * WORK_WIDTH / w)))
-        colour = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-        grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
-        return colour, cv2.GaussianBlur(grey, (5, 5), 0)
+            frame = frame[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+            if frame.size == 0:
+                raise ValueError(f"settle region {self.region} lies outside the {frame.shape[1]}x{frame.shape[0]} frame")
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        h, w = grey.shape[:2]
+        work_w = min(WORK_WIDTH, w)
+        self._scale = work_w / w
+        size = (work_w, max(1, round(h * work_w / w)))
+        small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (3, 3), 0)
 
-    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
+    def _light_scale(self, grey: np.ndarray) -> float:
+        """Blur radius (work pixels) of the local brightness: wider than a die, so a die is not divided away."""
+        die = self.die_px * self._scale if self.die_px else 0.0
+        return max(2.0, grey.shape[1] / 16, 1.5 * die)
+
+    def _moved(self, a: np.ndarray, b: np.ndarray) -> float:
+        """Share of pixels that changed between two work images."""
         return float(np.count_nonzero(cv2.absdiff(a, b) > self.pixel_delta)) / a.size
 
+    @property
+    def min_change_px(self) -> int:
+        """Work pixels a change must cover to count as a die: a quarter of a die's top face."""
+        if self._min_change_px is not None:
+            return self._min_change_px
+        if self.die_px:
+            return max(4, int(0.25 * (self.die_px * self._scale) ** 2))
+        return 6
+
+    # -- decisions -----------------------------------------------------------------------------
+
     def update(self, frame: np.ndarray) -> SettleUpdate:
-        colour, grey = self._small(frame)
-        previous, self._previous = self._previous, grey
-        if previous is None or previous.shape != grey.shape:
-            self._last_read = grey if self._last_read is None else self._last_read
+        grey = self._small(frame)
+        if self._recent and self._recent[-1].shape != grey.shape:
+            self._recent.clear()  # the camera changed resolution: start over
+            self._before = self._last_read = None
+        previous = self._recent[-1] if self._recent else None
+        self._recent.append(grey)
+        if previous is None:
+            self._before = grey
+            if self._last_read is None:
+                self._last_read = normalised(grey, self._light_scale(grey))
             return SettleUpdate("quiet", 0.0)
-        motion = self._changed(previous, grey)
+        motion = self._moved(previous, grey)
         if motion > self.motion_threshold:
+            if not self._armed:
+                self._before = previous
             self._still = 0
             self._armed = True
             return SettleUpdate("moving", motion)
         if not self._armed:
+            self._before = grey
             return SettleUpdate("quiet", motion)
         self._still += 1
-        if self._still < self.still_frames:
+        if self._still < self.still_frames or len(self._recent) <= self.still_frames:
             return SettleUpdate("still", motion)
-        if self._last_read is not None and self._changed(self._last_read, grey) < self.change_threshold:
-            # Motion came and went but nothing in the tray changed (a shadow, a nudge): not a roll.
-            self._armed = False
-            return SettleUpdate("quiet", motion)
-        if self._last_read is not None and self._hand_over_tray(colour, grey):
+        if self._moved(self._recent[0], grey) > self.motion_threshold:
+            return SettleUpdate("still", motion)  # creeping: still frame to frame, not over the window
+        if self._hand_in_view(grey):
             return SettleUpdate("obstructed", motion)
+        scene = normalised(grey, self._light_scale(grey))
         self._armed = False
-        self._last_read = grey
+        self._before = grey
+        if self._last_read is not None and not self._new_scene(scene):
+            return SettleUpdate("quiet", motion)  # a shadow, a light, a hand that left: not a roll
+        self._last_read = scene
         return SettleUpdate("settled", motion, frame)
 
+    def _hand_in_view(self, grey: np.ndarray) -> bool:
+        """A large change against the scene before the motion, reaching in from the edge of the view.
 
-    def _hand_over_tray(self, colour: np.ndarray, grey: np.ndarray) -> bool:
-        changed = (cv2.absdiff(self._last_read, grey) > self.pixel_delta).astype(np.uint8)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        A hand and forearm cover dozens of dice; a die and its shadow about two. With the die size
+        known (calibration) a change of ``HAND_DICE`` dice at the edge is a hand. Without it the dice
+        that lie clear of the edge give the scale: a change at the edge ``HAND_DICE`` times larger than
+        the largest of them is a hand (a close-up die at the edge can be as big as a hand in a wide
+        view, so size alone cannot tell), and so is one covering a quarter of the view.
+        """
+        if self._before is None or self._before.shape != grey.shape:
+            return False
+        changed = (cv2.absdiff(self._before, grey) > self.pixel_delta).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         if count <= 1:
             return False
-        biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        area = stats[biggest, cv2.CC_STAT_AREA]
-        if area < self.hand_area * grey.size:
-            return False
-        blob = labels == biggest
-        return float(np.count_nonzero(skin_mask(colour)[blob])) / area > self.hand_skin
+        h, w = grey.shape
+        x, y, bw, bh, area = (stats[1:, k] for k in range(5))
+        at_edge = (x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h)
+        if self.die_px:
+            least = HAND_DICE * (self.die_px * self._scale) ** 2
+        else:
+            inner = area[~at_edge & (area >= 4)]
+            least = HAND_DICE * float(inner.max()) / 2 if inner.size else HUGE_CHANGE * grey.size
+            least = max(least, self.hand_area * grey.size)
+        return bool(np.any(at_edge & (area >= least)))
+
+    def _new_scene(self, scene: np.ndarray) -> bool:
+        if scene.shape != self._last_read.shape:
+            return True
+        changed = (cv2.absdiff(scene, self._last_read) > self.change_delta).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        return count > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) >= self.min_change_px
 
 
-def skin_mask(colour: np.ndarray) -> np.ndarray:
-    """Pixels in the usual skin range of YCrCb."""
-    ycrcb = cv2.cvtColor(colour, cv2.COLOR_BGR2YCrCb)
-    return cv2.inRange(ycrcb, (40, 138, 77), (235, 175, 127))
+def normalised(grey: np.ndarray, sigma: float) -> np.ndarray:
+    """The work image divided by its local brightness (a Gaussian of ``sigma`` pixels): a lamp or a
+    soft shadow cancels out, dice stay.
+
+    >>> g = np.full((40, 40), 100, np.uint8); g[10:20, 10:20] = 200
+    >>> a, b = normalised(g, 5.0), normalised((g * 0.6).astype(np.uint8), 5.0)
+    >>> float(np.abs(a - b).max()) < 0.05
+    True
+    """
+    g = grey.astype(np.float32) + 8.0
+    local = cv2.GaussianBlur(g, (0, 0), sigma)
+    return g / local
+

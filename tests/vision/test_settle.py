@@ -1,0 +1,152 @@
+"""Settle detection on rendered roll sequences: one report per roll, at rest, never over a hand."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from lcr_pi.vision.render import random_scene, roll_sequence
+from lcr_pi.vision.settle import SettleDetector
+
+
+def states(detector: SettleDetector, frames) -> list[str]:
+    return [detector.update(f).state for f in frames]
+
+
+def reports(detector: SettleDetector, frames) -> list[int]:
+    return [i for i, s in enumerate(states(detector, frames)) if s == "settled"]
+
+
+def hand_visible(frames, k: int) -> bool:
+    """Truth for 'a hand is in frame k' of a hand sequence: the frame differs from the last frame
+    (dice at rest, hand gone) over a hand-sized area. ``hand_frames[0]`` is the first frame of the
+    hand's approach, when it may still be entirely outside the view."""
+    a = cv2.cvtColor(frames[k], cv2.COLOR_BGR2GRAY)
+    b = cv2.cvtColor(frames[-1], cv2.COLOR_BGR2GRAY)
+    return float((cv2.absdiff(a, b) > 40).mean()) > 0.005
+
+
+@pytest.mark.parametrize(
+    "seed,size,hand,kind",
+    [
+        (0, (640, 480), False, "pip"),
+        (5, (640, 480), True, "wild"),
+        (11, (640, 480), True, "wild"),
+        (102, (1280, 960), False, "pip"),
+        (105, (1280, 960), True, "wild"),
+    ],
+)
+def test_one_report_per_roll_at_rest_and_never_over_a_hand(seed, size, hand, kind):
+    frames, scene = roll_sequence(np.random.default_rng(seed), size=size, n_frames=30, hand=hand, kind=kind)
+    seq = scene.style["sequence"]
+    detector = SettleDetector()
+    updates = [detector.update(f) for f in frames]
+    settled = [i for i, u in enumerate(updates) if u.state == "settled"]
+    assert len(settled) == 1, [u.state for u in updates]
+    k = settled[0]
+    assert k >= seq["rest_frame"]
+    assert updates[k].frame is frames[k]
+    if hand:
+        first, last = seq["hand_frames"]
+        assert not (first <= k <= last and hand_visible(frames, k)), f"settled at {k} with a hand in view"
+    assert all(u.frame is None for i, u in enumerate(updates) if i != k)
+
+
+def test_a_hand_hovering_over_still_dice_is_obstructed_until_it_leaves():
+    frames, scene = roll_sequence(np.random.default_rng(3), size=(640, 480), n_frames=30, hand=True)
+    first, last = scene.style["sequence"]["hand_frames"]
+    hover = (first + last) // 2
+    assert hand_visible(frames, hover)
+    # The hand stops over the tray for a long moment, then leaves.
+    clip = frames[:hover + 1] + [frames[hover]] * 12 + frames[hover + 1:]
+    got = states(SettleDetector(), clip)
+    assert "obstructed" in got[hover:hover + 13]
+    settled = [i for i, s in enumerate(got) if s == "settled"]
+    assert len(settled) == 1
+    k = settled[0]
+    assert not (hover - 3 <= k <= hover + 12), got  # never while the hand hovers
+
+
+def test_a_second_roll_after_the_first_is_reported_again():
+    # The same seed gives the same tray and camera; other faces make it a new roll.
+    fa, a = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["2", "5"], n_frames=24)
+    fb, b = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["6", "3"], n_frames=24)
+    assert a.style["tray"] == b.style["tray"]
+    got = reports(SettleDetector(), fa + fb)
+    assert len(got) == 2, got
+    assert a.style["sequence"]["rest_frame"] <= got[0] < len(fa)
+    assert got[1] - len(fa) >= b.style["sequence"]["rest_frame"]
+
+
+def test_the_same_faces_again_after_reset_are_reported():
+    frames, _ = roll_sequence(np.random.default_rng(9), size=(640, 480), faces=["4"], n_frames=24)
+    detector = SettleDetector()
+    assert len(reports(detector, frames)) == 1
+    detector.reset()  # the referee asked for a re-roll; the die happens to land the same way
+    assert len(reports(detector, frames)) == 1
+    assert reports(detector, frames) == []  # without a reset an identical scene is not a new roll
+
+
+def noisy(image, rng, sigma=6.0):
+    return np.clip(image + rng.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def still_tray():
+    return random_scene(np.random.default_rng(4), size=(640, 480), n_dice=3).image
+
+
+def test_a_static_tray_with_sensor_noise_gives_no_report(still_tray):
+    rng = np.random.default_rng(0)
+    frames = [noisy(still_tray, rng, 6.0) for _ in range(40)]
+    jpeg = [cv2.imdecode(cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 60])[1], cv2.IMREAD_COLOR) for f in frames]
+    assert set(states(SettleDetector(), frames)) == {"quiet"}
+    assert set(states(SettleDetector(), jpeg)) == {"quiet"}
+
+
+def test_a_passing_shadow_gives_no_report(still_tray):
+    rng = np.random.default_rng(1)
+    h, w = still_tray.shape[:2]
+    frames = [noisy(still_tray, rng) for _ in range(5)]
+    for x in np.linspace(-0.4 * w, 1.4 * w, 16):  # a soft shadow sweeps across the tray, and is gone
+        shade = np.ones((h, w), np.float32)
+        cv2.ellipse(shade, (int(x), h // 2), (w // 5, h // 3), 20, 0, 360, 0.55, -1)
+        shade = cv2.GaussianBlur(shade, (0, 0), 12)
+        frames.append(noisy(still_tray * shade[..., None], rng))
+    frames += [noisy(still_tray, rng) for _ in range(10)]
+    got = states(SettleDetector(), frames)
+    assert "moving" in got and "settled" not in got
+
+
+def test_the_light_changing_gives_no_report(still_tray):
+    rng = np.random.default_rng(2)
+    frames = [noisy(still_tray, rng) for _ in range(5)]
+    # A lamp switched off (sudden) and a cloud (gradual, with a warmer cast).
+    frames += [noisy(still_tray * 0.7, rng) for _ in range(8)]
+    frames += [noisy(still_tray * np.array([0.7 + 0.03 * k, 0.7 + 0.05 * k, 0.7 + 0.06 * k]), rng) for k in range(8)]
+    frames += [noisy(still_tray * np.array([0.91, 1.05, 1.12]), rng) for _ in range(8)]
+    got = states(SettleDetector(), frames)
+    assert "moving" in got and "settled" not in got
+
+
+def test_region_limits_the_watch_to_the_tray():
+    frames, scene = roll_sequence(np.random.default_rng(0), size=(640, 480), n_frames=24)
+    x0, y0, x1, y1 = (int(v) for v in scene.dice[0].box)
+    around = (max(0, x0 - 40), max(0, y0 - 40), min(640, x1 + 40), min(480, y1 + 40))
+    assert len(reports(SettleDetector(region=around, die_px=x1 - x0), frames)) == 1
+    # A corner of the frame where no die ever goes sees nothing.
+    corner = (0, 0, 40, 40) if x0 > 80 or y0 > 80 else (600, 440, 640, 480)
+    assert reports(SettleDetector(region=corner), frames) == []
+
+
+def test_a_camera_changing_resolution_starts_over():
+    detector = SettleDetector(still_frames=2)
+    small = np.full((240, 320, 3), 80, np.uint8)
+    big = np.full((480, 640, 3), 80, np.uint8)
+    assert [detector.update(f).state for f in (small, small, big, big)] == ["quiet"] * 4
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="still_frames"):
+        SettleDetector(still_frames=0)
