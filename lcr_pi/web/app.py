@@ -296,7 +296,7 @@ def start_scoreboard(table, actions, host: str = "0.0.0.0", port: int = 8080, *,
     except OSError as exc:
         board.stop()
         raise UserError(f"--web: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.5},
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1},
                               name="scoreboard-web", daemon=True)
     thread.start()
     table.listeners.append(board.listener)

@@ -261,7 +261,7 @@ try {
       await page.setViewportSize(viewport);
       for (const theme of ["dark", "light"]) {
         await setTheme(page, theme);
-        await page.screenshot({ path: `${SCREENSHOT_DIR}/scoreboard-${name}-${theme}.png` });
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/scoreboard-${name}-${theme}.png`, fullPage: name === "desktop" });
       }
     }
   }

@@ -74,6 +74,8 @@
         li.append(el("p", "marker", `▶ ${b.phase === "await_decision" ? "Choosing now" : `Rolling now${dice}`}`));
       } else if (p.winner) {
         li.append(el("p", "marker", "★ Winner"));
+      } else if (p.chips === 0 && b.phase !== "game_over") {
+        li.append(el("p", "marker", "No chips: skips their turns"));
       }
       li.append(el("p", "odds", oddsText(b, p.seat)));
       if (p.wins !== null) li.append(el("p", "wins", `Games won: ${p.wins}`));
@@ -274,14 +276,17 @@
       const theme = stored();
       if (theme) document.documentElement.dataset.theme = theme;
       else delete document.documentElement.dataset.theme;
-      const dark = theme ? theme === "dark" : media.matches;
+      pressed(theme ? theme === "dark" : media.matches);
+    };
+    const pressed = (dark) => {
       button.setAttribute("aria-pressed", String(dark));
+      button.querySelector(".switch").textContent = dark ? "on" : "off";
     };
     button.addEventListener("click", () => {
       const dark = button.getAttribute("aria-pressed") === "true";
       try { localStorage.setItem("lcr-theme", dark ? "light" : "dark"); } catch (e) { /* private mode */ }
       document.documentElement.dataset.theme = dark ? "light" : "dark";
-      button.setAttribute("aria-pressed", String(!dark));
+      pressed(!dark);
     });
     media.addEventListener("change", show);
     show();

@@ -1,0 +1,488 @@
+"""The scoreboard's server side: the board snapshot, the live stream, the PIN, read-only mode, LAN only,
+and that no request can reach a file beyond the game. Real servers on 127.0.0.1, real sockets."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from wsgiref.util import setup_testing_defaults
+
+import pytest
+
+from lcr_pi.errors import UserError
+from lcr_pi.inputs import ActionQueue
+from lcr_pi.persist import GameStore
+from lcr_pi.referee import Referee, RollObservation
+from lcr_pi.rules import GameConfig, SeriesRules
+from lcr_pi.stats import odds_for_state
+from lcr_pi.table import Table, run_loop
+from lcr_pi.web import SpeakerControl, board_snapshot, check_bind, is_lan_address, parse_bind, start_scoreboard
+from lcr_pi.web import app as web_app
+from lcr_pi.web.board import odds_view
+from lcr_pi.web.live import LiveBoard, PinGuard
+
+PIN = "2468"
+JPEG = b"\xff\xd8\xff\xe0 a small photo \xff\xd9"
+
+
+class Speaker:
+    def __init__(self):
+        self.words = []
+        self.rate_wpm, self.amplitude = 175, 200
+
+    def say(self, text):
+        self.words.append(text)
+
+    def cue(self, sound):
+        pass
+
+
+def new_table(tmp_path, players=("Ann", "Bob", "Cy"), **config):
+    referee = Referee(GameConfig.create(list(players), **config))
+    store = GameStore(tmp_path, evidence_frames=3)
+    return Table(referee, speaker=Speaker(), store=store, encode_evidence=lambda obs: JPEG)
+
+
+class Client:
+    def __init__(self, server):
+        self.port = server.port
+
+    def request(self, method, path, body=None, headers=None, raw=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        hdrs = {"Content-Type": "application/json"} if data is not None else {}
+        conn.request(method, path, body=data, headers={**hdrs, **(headers or {})})
+        response = conn.getresponse()
+        content = response.read()
+        conn.close()
+        return response, content
+
+    def control(self, body, path="/api/action", **kw):
+        response, content = self.request("POST", path, body, **kw)
+        return response.status, json.loads(content) if content else None
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A table whose actions queue is not consumed (the tests read it), served with a PIN."""
+    table = new_table(tmp_path)
+    table.start()
+    actions = ActionQueue()
+    server = start_scoreboard(table, actions, "127.0.0.1", 0, pin=PIN, speech=SpeakerControl.of(table.speaker))
+    yield table, actions, server, Client(server)
+    server.stop()
+
+
+@pytest.fixture
+def playing(tmp_path):
+    """A game running on its own thread (the real referee loop), served with a PIN."""
+    table = new_table(tmp_path)
+    actions = ActionQueue()
+    server = start_scoreboard(table, actions, "127.0.0.1", 0, pin=PIN)
+    loop = threading.Thread(target=run_loop, args=(table,), kwargs={"actions": actions}, daemon=True)
+    loop.start()
+    yield table, actions, server, Client(server)
+    actions.put(("quit", None))
+    loop.join(timeout=5)
+    server.stop()
+
+
+# -- the board snapshot (pure) --------------------------------------------------------------------
+
+
+def test_board_follows_the_engine_turn_by_turn():
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    ref.start()
+    for faces in (("L", "dot", "C"), ("R", "R", "dot"), ("C", "C", "C")):
+        ref.on_roll(RollObservation(faces))
+        board = board_snapshot(ref)
+        state = ref.game.state
+        assert [p["chips"] for p in board["players"]] == list(state.chips)
+        assert board["pot"] == state.pot
+        assert [p["rolling"] for p in board["players"]] == [s == state.current for s in range(3)]
+        assert board["turn"]["dice"] == state.dice_to_roll
+    assert [t["number"] for t in board["history"]] == [3, 2, 1]
+    assert board["history"][0]["faces"] == ["C", "C", "C"]
+    json.dumps(board)  # plain JSON data
+
+
+def test_board_before_the_start_during_a_roll_off_and_a_wild_decision():
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild"), first_player="roll-off")
+    assert board_snapshot(ref)["turn"]["text"] == "Waiting for the game to start"
+    ref.start()
+    board = board_snapshot(ref)
+    assert board["phase"] == "roll_off" and board["turn"]["player"] == "Ann" and board["history"] == []
+    for faces in (("4", "4", "4"), ("1", "1", "1"), ("2", "2", "2")):
+        ref.on_roll(RollObservation(faces))
+    assert ref.phase == "await_roll"
+    ref.on_roll(RollObservation(("W", "dot", "dot")))
+    board = board_snapshot(ref)
+    assert board["decision"] == {"seat": 0, "player": "Ann", "take": 1, "choices": ["Bob", "Cy"]}
+    assert board["turn"]["text"] == "Ann: choose whom to take one chip from"
+    ref.on_action("choose", "Cy")
+    board = board_snapshot(ref)
+    assert board["decision"] is None
+    # The Wild choice belongs to the roll's turn in the history, in the speaker's words.
+    assert board["history"][0]["text"].startswith("Ann rolled W, dot, dot.")
+    assert "Ann takes one chip from Cy." in board["history"][0]["text"]
+
+
+def test_board_shows_the_winner_and_the_series_tally():
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], starting_chips=1), series_rules=SeriesRules(first_to=2))
+    ref.start()
+    for faces in (("C",), ("C",)):
+        ref.on_roll(RollObservation(faces))
+    board = board_snapshot(ref)
+    assert board["phase"] == "game_over"
+    assert [p["winner"] for p in board["players"]] == [False, False, True]
+    assert board["turn"]["text"] == "Cy won the game"
+    assert [p["wins"] for p in board["players"]] == [0, 0, 1]
+    assert board["series"] == {"games": 1, "goal": "first to 2 wins", "champion": None}
+
+
+# -- LAN only -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("address, lan", [
+    ("127.0.0.1", True), ("::1", True), ("10.1.2.3", True), ("172.16.0.9", True), ("172.32.0.1", False),
+    ("192.168.0.50", True), ("169.254.3.3", True), ("fd12::1", True), ("fe80::1%wlan0", True),
+    ("::ffff:192.168.1.2", True), ("::ffff:8.8.8.8", False), ("8.8.8.8", False), ("100.64.0.1", False),
+    ("2001:db8::1", False), ("not an address", False), ("", False),
+])
+def test_lan_addresses(address, lan):
+    assert is_lan_address(address) is lan
+
+
+def test_bind_addresses():
+    assert parse_bind(":9000") == ("0.0.0.0", 9000)
+    assert parse_bind("192.168.1.5:80") == ("192.168.1.5", 80)
+    with pytest.raises(UserError, match="not a port number"):
+        parse_bind("localhost:99999")
+    check_bind("127.0.0.1")
+    check_bind("localhost")
+    check_bind("0.0.0.0")  # all interfaces: allowed, clients outside the LAN are refused per request
+    with pytest.raises(UserError, match=r"8\.8\.8\.8 .*not a local-network address.*web.allow_public"):
+        check_bind("8.8.8.8")
+    check_bind("8.8.8.8", allow_public=True)
+
+
+def test_a_public_bind_address_is_refused_before_listening(tmp_path):
+    with pytest.raises(UserError, match="not a local-network address"):
+        start_scoreboard(new_table(tmp_path), ActionQueue(), "203.0.113.7", 0)
+
+
+def test_clients_outside_the_lan_are_refused(tmp_path):
+    table = new_table(tmp_path)
+    app = web_app.make_app(LiveBoard(table, odds=False), ActionQueue())
+
+    def get(remote):
+        environ = {"REMOTE_ADDR": remote, "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
+        setup_testing_defaults(environ)
+        seen = {}
+        body = b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status, headers=headers)))
+        return seen["status"], dict(seen["headers"]), body
+
+    status, headers, body = get("203.0.113.9")
+    assert status.startswith("403") and b"local network only" in body
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert get("192.168.1.20")[0].startswith("200")
+    # A forged X-Forwarded-For does not make an outside client local.
+    environ = {"REMOTE_ADDR": "203.0.113.9", "HTTP_X_FORWARDED_FOR": "192.168.1.2", "PATH_INFO": "/"}
+    setup_testing_defaults(environ)
+    statuses = []
+    app(environ, lambda status, headers, exc=None: statuses.append(status))
+    assert statuses[0].startswith("403")
+
+
+# -- pages, files and headers ---------------------------------------------------------------------
+
+
+def test_page_assets_and_security_headers(served):
+    _, _, _, client = served
+    response, body = client.request("GET", "/")
+    assert response.status == 200 and b'<html lang="en">' in body
+    csp = response.getheader("Content-Security-Policy")
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+    assert response.getheader("X-Content-Type-Options") == "nosniff"
+    assert b"<script>" not in body and b" style=" not in body  # no inline script or style
+    response, body = client.request("GET", "/static/scoreboard.js")
+    assert response.status == 200 and response.getheader("Content-Type").startswith("text/javascript")
+    response, body = client.request("GET", "/board.json")
+    assert response.getheader("Cache-Control") == "no-store"
+    assert json.loads(body)["controls"] is True
+
+
+@pytest.mark.parametrize("path", [
+    "/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py", "/static/index.html/../../app.py",
+    "/static/__init__.py", "/evidence.jpg/../../etc/passwd", "/../../etc/passwd", "/static/%2e%2e%2f%2e%2e%2fboard.py",
+    "/etc/passwd", "/static/", "/evidence.jpg%00.py",
+])
+def test_no_path_reaches_another_file(served, path):
+    _, _, _, client = served
+    response, body = client.request("GET", path)
+    assert response.status == 404
+    assert b"import" not in body and b"root:" not in body
+
+
+def test_the_evidence_photo_is_the_tables_last_one_whatever_the_query(served):
+    table, _, _, client = served
+    response, _ = client.request("GET", "/evidence.jpg?path=/etc/passwd")
+    assert response.status == 404  # no roll read yet
+    table.roll_seen(RollObservation(("L", "dot", "C"), evidence="frame"))
+    board = json.loads(client.request("GET", "/board.json")[1])
+    assert board["evidence"]["faces"] == ["L", "dot", "C"] and board["evidence"]["player"] == "Ann"
+    for path in (board["evidence"]["url"], "/evidence.jpg?file=../../etc/passwd"):
+        response, body = client.request("GET", path)
+        assert response.status == 200 and response.getheader("Content-Type") == "image/jpeg"
+        assert body == JPEG == table.last_evidence.read_bytes()
+
+
+# -- the live stream ------------------------------------------------------------------------------
+
+
+class Stream:
+    """A raw server-sent-events reader over a socket, so timing is ours, not a library's."""
+
+    def __init__(self, port, headers=""):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=3)
+        self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n".encode())
+        self.buffer = b""
+
+    def event(self, timeout=3.0) -> dict:
+        self.sock.settimeout(timeout)
+        while True:
+            head, sep, rest = self.buffer.partition(b"\n\n")
+            if sep:
+                self.buffer = rest
+                fields = dict(line.split(": ", 1) for line in head.decode().splitlines()
+                              if ": " in line and not line.startswith(":"))
+                if "data" in fields:
+                    return {"id": fields["id"], "board": json.loads(fields["data"])}
+                continue
+            self.buffer += self.sock.recv(65536)
+
+    def close(self):
+        self.sock.close()
+
+
+def test_stream_sends_the_whole_board_at_once_and_each_change_quickly(playing):
+    table, actions, server, _ = playing
+    stream = Stream(server.port)
+    try:
+        first = stream.event()
+        assert first["id"] == f"{first['board']['boot']}-{first['board']['seq']}"
+        while first["board"]["phase"] != "await_roll":
+            first = stream.event()
+        started = time.monotonic()
+        actions.put(("roll", "L dot C"))
+        board = stream.event()["board"]
+        while board["rolls"] != 1:
+            board = stream.event()["board"]
+        assert time.monotonic() - started < 0.5
+        state = table.referee.game.state
+        assert [p["chips"] for p in board["players"]] == list(state.chips) == [1, 4, 3]
+        assert board["pot"] == 1 and board["turn"]["player"] == "Bob"
+        said = [a["text"] for a in board["announcements"]]
+        assert said[-4:] == table.speaker.words[-4:]
+        assert board["announcements"][-1]["id"] == len(table.speaker.words)
+    finally:
+        stream.close()
+    # A reconnecting page (with the last id it saw) gets the whole board again, at once.
+    again = Stream(server.port, headers=f"Last-Event-ID: {first['id']}\r\n")
+    try:
+        board = again.event(timeout=1)["board"]
+        assert board["rolls"] == 1 and board["seq"] >= first["board"]["seq"]
+    finally:
+        again.close()
+
+
+def test_odds_arrive_from_the_worker(playing):
+    table, actions, server, client = playing
+    actions.put(("roll", "L dot C"))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        board = json.loads(client.request("GET", "/board.json")[1])
+        if board["rolls"] == 1 and board["odds"] is not None:
+            break
+        time.sleep(0.05)
+    assert board["odds"] == odds_view(odds_for_state(table.referee.game.state))
+    assert board["odds"]["exact"] is True
+
+
+def test_too_many_streams_are_turned_away(playing, monkeypatch):
+    _, _, server, client = playing
+    monkeypatch.setattr(web_app, "MAX_STREAMS", 1)
+    stream = Stream(server.port)
+    try:
+        stream.event()
+        response, _ = client.request("GET", "/events")
+        assert response.status == 503 and response.getheader("Retry-After") == "5"
+    finally:
+        stream.close()
+
+
+def test_stopping_ends_streams_and_unhooks_the_table(tmp_path):
+    table = new_table(tmp_path)
+    table.start()
+    server = start_scoreboard(table, ActionQueue(), "127.0.0.1", 0)
+    stream = Stream(server.port)
+    stream.event()
+    server.stop()
+    assert table.listeners == []
+    stream.sock.settimeout(3)
+    while stream.sock.recv(65536):  # the server ends the stream: recv returns b"" (no timeout)
+        pass
+    stream.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", server.port), timeout=1)
+
+
+# -- controls -------------------------------------------------------------------------------------
+
+
+def test_read_only_without_a_pin(tmp_path):
+    table = new_table(tmp_path)
+    table.start()
+    actions = ActionQueue()
+    server = start_scoreboard(table, actions, "127.0.0.1", 0)
+    try:
+        client = Client(server)
+        assert json.loads(client.request("GET", "/board.json")[1])["controls"] is False
+        for path in ("/api/action", "/api/speech"):
+            status, body = client.control({"pin": "", "action": "undo", "rate": 200, "volume": 50}, path=path)
+            assert status == 403 and "read-only" in body["error"]
+        assert actions.empty()
+    finally:
+        server.stop()
+
+
+def test_the_pin_is_checked_on_every_control(served):
+    _, actions, _, client = served
+    assert client.control({"action": "undo"})[0] == 403
+    assert client.control({"action": "undo", "pin": "2469"}) == (403, {"error": "Wrong PIN."})
+    assert client.control({"action": "undo", "pin": 2468})[0] == 403  # a number is not the PIN text
+    assert actions.empty()
+    assert client.control({"action": "undo", "pin": PIN}) == (202, {"queued": "undo"})
+    assert client.control({"action": "choose", "choice": "Bob", "pin": PIN})[0] == 202
+    assert [actions.get_nowait(), actions.get_nowait()] == [("undo", None), ("choose", "Bob")]
+
+
+@pytest.mark.parametrize("body, status", [
+    ({"action": "roll", "choice": None}, 400),
+    ({"action": "quit"}, 400),
+    ({"action": "__import__('os').system('id')"}, 400),
+    ({"action": "choose", "choice": "Mallory"}, 400),
+    ({"action": "undo", "choice": "Bob"}, 400),
+    ({"action": ["undo"]}, 400),
+])
+def test_only_allowed_actions_reach_the_referee(served, body, status):
+    _, actions, _, client = served
+    assert client.control({**body, "pin": PIN})[0] == status
+    assert actions.empty()
+
+
+def test_malformed_control_requests(served):
+    _, actions, _, client = served
+    response, _ = client.request("POST", "/api/action", raw=json.dumps({"pin": PIN, "action": "undo"}),
+                                 headers={"Content-Type": "text/plain"})
+    assert response.status == 415  # a plain cross-site form cannot post here
+    response, _ = client.request("POST", "/api/action", raw="{not json", headers={})
+    assert response.status == 400
+    response, _ = client.request("POST", "/api/action", raw=json.dumps({"pin": PIN, "action": "undo", "x": "y" * 5000}))
+    assert response.status == 413
+    response, _ = client.request("POST", "/api/action", {"pin": PIN, "action": "undo"},
+                                 headers={"Origin": "http://evil.example"})
+    assert response.status == 403
+    response, _ = client.request("GET", "/api/action")
+    assert response.status == 405
+    assert actions.empty()
+
+
+def test_wrong_pins_are_rate_limited(served):
+    _, actions, _, client = served
+    for _ in range(5):
+        assert client.control({"action": "undo", "pin": "0000"})[0] == 403
+    response, content = client.request("POST", "/api/action", {"action": "undo", "pin": PIN})
+    assert response.status == 429 and int(response.getheader("Retry-After")) > 0
+    assert actions.empty()
+
+
+def test_pin_guard_forgets_old_failures_and_locks_everyone_after_many():
+    now = [0.0]
+    guard = PinGuard("2468", per_client=2, overall=3, window=60, clock=lambda: now[0])
+    assert guard.check("a", "1") == guard.check("a", "2") == "wrong"
+    assert guard.check("a", "2468") == "locked"
+    now[0] = 61
+    assert guard.check("a", "2468") == "ok"
+    for client in ("b", "c", "d"):
+        guard.check(client, "x")
+    assert guard.check("e", "2468") == "locked"
+
+
+def test_speech_settings_go_through_the_validated_setter(served):
+    table, _, _, client = served
+    assert client.control({"pin": PIN, "rate": 320, "volume": 40}, path="/api/speech") == (
+        200, {"rate": 320, "volume": 40})
+    assert (table.speaker.rate_wpm, table.speaker.amplitude) == (320, 80)
+    assert json.loads(client.request("GET", "/board.json")[1])["speech"] == {"rate": 320, "volume": 40}
+    for bad in ({"rate": 900, "volume": 40}, {"rate": 200, "volume": -1}, {"rate": "fast", "volume": 40}, {}):
+        status, body = client.control({"pin": PIN, **bad}, path="/api/speech")
+        assert status == 400 and body["error"]
+    assert (table.speaker.rate_wpm, table.speaker.amplitude) == (320, 80)
+
+
+def test_undo_from_the_page_changes_the_board(playing):
+    table, actions, server, client = playing
+    actions.put(("roll", "L dot C"))
+    deadline = time.monotonic() + 5
+    while json.loads(client.request("GET", "/board.json")[1])["rolls"] != 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert client.control({"pin": PIN, "action": "undo"})[0] == 202
+    while time.monotonic() < deadline:
+        board = json.loads(client.request("GET", "/board.json")[1])
+        if board["rolls"] == 0:
+            break
+        time.sleep(0.02)
+    assert [p["chips"] for p in board["players"]] == [3, 3, 3]
+    assert board["announcements"][-1]["text"] == table.speaker.words[-1]
+    assert "Undone: Ann's roll of L, dot, C." in [a["text"] for a in board["announcements"]][-2]
+
+
+def test_a_broken_listener_never_stops_the_game(tmp_path):
+    table = new_table(tmp_path)
+    board = LiveBoard(table, odds=False)
+    board._publish = lambda: (_ for _ in ()).throw(RuntimeError("page broke"))  # noqa: SLF001
+    table.listeners.append(board.listener)
+    table.start()
+    table.roll_seen(RollObservation(("L", "dot", "C")))
+    assert table.referee.game.state.chips == (1, 4, 3)
+
+
+def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
+    import lcr_pi.stats as stats
+
+    release = threading.Event()
+
+    def slow_prepare(config):
+        release.wait(5)
+        return True
+
+    monkeypatch.setattr(stats, "prepare", slow_prepare)
+    table = new_table(tmp_path)
+    board = LiveBoard(table)
+    table.listeners.append(board.listener)
+    started = time.monotonic()
+    table.start()
+    for faces in (("L", "dot", "C"), ("dot", "dot", "dot"), ("R", "C", "dot")):
+        table.roll_seen(RollObservation(faces))
+    assert time.monotonic() - started < 1.0
+    assert json.loads(board.current()[1])["odds"] is None  # still being worked out
+    release.set()
+    deadline = time.monotonic() + 5
+    while json.loads(board.current()[1])["odds"] is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert json.loads(board.current()[1])["odds"] == odds_view(odds_for_state(table.referee.game.state))
+    board.stop()
