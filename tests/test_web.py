@@ -486,3 +486,31 @@ def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
         time.sleep(0.02)
     assert json.loads(board.current()[1])["odds"] == odds_view(odds_for_state(table.referee.game.state))
     board.stop()
+
+
+def test_start_web_from_the_command_line_and_settings(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from lcr_pi.web import start_web
+
+    table = new_table(tmp_path)
+    off = SimpleNamespace(enabled=False, bind="127.0.0.1:0", pin="", allow_public=False)
+    assert start_web(None, off, table, ActionQueue()) is None
+    assert table.listeners == []
+    server = start_web("", off, table, ActionQueue(), table.speaker)  # --web alone: the configured bind
+    try:
+        assert server.host == "127.0.0.1" and server.port > 0
+        assert "read-only" in capsys.readouterr().out
+        assert json.loads(Client(server).request("GET", "/board.json")[1])["controls"] is False
+    finally:
+        server.stop()
+    on = SimpleNamespace(enabled=True, bind="127.0.0.1:0", pin=PIN, allow_public=False)
+    server = start_web(None, on, table, ActionQueue(), table.speaker)
+    try:
+        board = json.loads(Client(server).request("GET", "/board.json")[1])
+        assert board["controls"] is True and board["speech"] == {"rate": 175, "volume": 100}
+        assert f"{server.url} (local network only; controls need the PIN)" in capsys.readouterr().out
+    finally:
+        server.stop()
+    with pytest.raises(UserError, match="not a local-network address"):
+        start_web("8.8.8.8:8080", off, table, ActionQueue())

@@ -301,3 +301,25 @@ def start_scoreboard(table, actions, host: str = "0.0.0.0", port: int = 8080, *,
     thread.start()
     table.listeners.append(board.listener)
     return ScoreboardServer(table, board, httpd, thread)
+
+
+def start_web(option: str | None, web, table, actions, speaker=None) -> ScoreboardServer | None:
+    """Start the page for ``lcr-pi run`` / ``demo``, or return None when it is off.
+
+    ``option`` is ``--web``'s value: None when not given (then the page runs only if ``web.enabled``),
+    ``""`` for ``--web`` alone (``web.bind``), or ``HOST:PORT``. ``web`` is the ``[web]`` settings
+    (``enabled``, ``bind``, ``pin``, ``allow_public``).
+    """
+    from lcr_pi.web.lan import parse_bind
+
+    if option is None and not getattr(web, "enabled", False):
+        return None
+    host, port = parse_bind(option or getattr(web, "bind", "0.0.0.0:8080"))
+    pin = getattr(web, "pin", "") or None
+    public = getattr(web, "allow_public", False)
+    server = start_scoreboard(table, actions, host, port, pin=pin, speech=SpeakerControl.of(speaker),
+                              allow_public=public)
+    where = "any network: web.allow_public is on" if public else "local network only"
+    mode = "controls need the PIN" if pin else "read-only; set web.pin in the config for controls"
+    print(f"Scoreboard: {server.url} ({where}; {mode})", flush=True)
+    return server
