@@ -164,13 +164,13 @@ def test_bind_addresses():
     check_bind("127.0.0.1")
     check_bind("localhost")
     check_bind("0.0.0.0")  # all interfaces: allowed, clients outside the LAN are refused per request
-    with pytest.raises(UserError, match=r"8\.8\.8\.8 .*not a local-network address.*web.allow_public"):
+    with pytest.raises(UserError, match=r"8\.8\.8\.8 .*not on the local network.*web.allow_public"):
         check_bind("8.8.8.8")
     check_bind("8.8.8.8", allow_public=True)
 
 
 def test_a_public_bind_address_is_refused_before_listening(tmp_path):
-    with pytest.raises(UserError, match="not a local-network address"):
+    with pytest.raises(UserError, match="not on the local network"):
         start_scoreboard(new_table(tmp_path), ActionQueue(), "203.0.113.7", 0)
 
 
@@ -512,5 +512,5 @@ def test_start_web_from_the_command_line_and_settings(tmp_path, capsys):
         assert f"{server.url} (local network only; controls need the PIN)" in capsys.readouterr().out
     finally:
         server.stop()
-    with pytest.raises(UserError, match="not a local-network address"):
+    with pytest.raises(UserError, match="not on the local network"):
         start_web("8.8.8.8:8080", off, table, ActionQueue())

@@ -65,10 +65,10 @@ def check_bind(host: str, *, allow_public: bool = False) -> None:
     try:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise UserError(f"--web: cannot find the address of {host!r} ({exc.strerror})") from None
+        raise UserError(f"scoreboard address: cannot find the address of {host!r} ({exc.strerror})") from None
     for *_, sockaddr in infos:
         if not is_lan_address(sockaddr[0]):
             raise UserError(
-                f"--web: {host} ({sockaddr[0]}) is not a local-network address; the scoreboard serves only "
+                f"scoreboard address {host} ({sockaddr[0]}) is not on the local network; the scoreboard serves only "
                 f"{LAN_DESCRIPTION}. Set web.allow_public = true in the config to allow it."
             )

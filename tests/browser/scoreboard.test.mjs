@@ -247,6 +247,19 @@ try {
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
   summary.turns_checked += 2;
 
+  // Text follows the browser's font size (rem and em only): double the root size, every text doubles.
+  const sizes = await page.evaluate(() => {
+    const measure = () => ["turn", "pot", "said", "history", "players-heading"].map((id) =>
+      parseFloat(getComputedStyle(document.getElementById(id)).fontSize));
+    const before = measure();
+    document.documentElement.style.fontSize = "200%";
+    const after = measure();
+    document.documentElement.style.fontSize = "";
+    return { before, after };
+  });
+  sizes.before.forEach((size, i) => assert.ok(Math.abs(sizes.after[i] - 2 * size) < 0.5, `text ${i} does not scale: ${JSON.stringify(sizes)}`));
+  assert.ok(Math.min(...sizes.before) >= 20, `body text is at least 20 px at the default size: ${sizes.before}`);
+
   // Themes and the accessibility audit.
   await setTheme(page, "dark");
   summary.serious_violations += await audit(page, "dark theme");
