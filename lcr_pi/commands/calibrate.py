@@ -1,0 +1,123 @@
+"""``lcr-pi calibrate``: find the tray, keep an empty-tray picture, measure the dice, lock the Pi camera.
+
+From the camera: empty the tray, press Enter (the picture of the empty tray is the reference and the
+tray is found in it), then roll the dice into the tray and press Enter again (the reader measures
+their size). From an image: the tray and, if there are dice in it, their size come from that image.
+The result goes to ``calibration/table.json`` (format: ``calibration/README.md``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from lcr_pi.errors import UserError
+
+HELP = "Find the tray, measure the dice and lock the camera's exposure; save calibration/table.json."
+
+
+def add_arguments(parser) -> None:
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="SOURCE", default=None,
+                     help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
+    src.add_argument("--image", metavar="FILE", default=None, help="calibrate from one picture of the tray instead")
+    parser.add_argument("--out", default="calibration/table.json", help="where to save (default: %(default)s)")
+    parser.add_argument("--tray", metavar="x0,y0,x1,y1", default=None, help="the tray box in pixels, instead of finding it")
+    parser.add_argument("--die-px", type=float, default=None, help="the dice's top-face side in pixels, instead of measuring it")
+    parser.add_argument("--width", type=int, default=1280, help="camera frame width (default: %(default)s)")
+    parser.add_argument("--height", type=int, default=960, help="camera frame height (default: %(default)s)")
+    parser.add_argument("--models", default=None, help="folder with the reader's model files (default: the shipped models/)")
+    parser.add_argument("--yes", action="store_true", help="do not wait for Enter between the steps")
+
+
+def parse_box(text: str) -> tuple[int, int, int, int]:
+    """``"10,20,300,200"`` -> (10, 20, 300, 200), or a UserError saying what is wrong.
+
+    >>> parse_box("10, 20,300,200")
+    (10, 20, 300, 200)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 4 or not all(p.lstrip("-").isdigit() for p in parts):
+        raise UserError(f"--tray {text!r}: write four whole numbers x0,y0,x1,y1 (pixels)")
+    x0, y0, x1, y1 = (int(p) for p in parts)
+    if x1 <= x0 or y1 <= y0:
+        raise UserError(f"--tray {text!r}: x1 must be greater than x0 and y1 greater than y0")
+    return x0, y0, x1, y1
+
+
+def _wait(prompt: str, yes: bool) -> None:
+    print(prompt, flush=True)
+    if not yes:
+        sys.stdin.readline()
+
+
+def _settled_frame(source, seconds: float = 2.0):
+    """A frame after the camera's automatic exposure had ``seconds`` to settle."""
+    end = time.monotonic() + seconds
+    frame = None
+    while time.monotonic() < end or frame is None:
+        got = source.read()
+        if got is not None:
+            frame = got
+        elif getattr(source, "exhausted", False):
+            break
+    if frame is None:
+        raise UserError("the camera gave no frames")
+    return frame
+
+
+def _reader_or_none(models):
+    from lcr_pi.vision.reader import DiceReader
+
+    try:
+        return DiceReader(models)
+    except UserError as exc:
+        print(f"note: {exc}; the die size is not measured (give --die-px)")
+        return None
+
+
+def run(args) -> int:
+    from lcr_pi.vision.calibration import locked_controls, make_calibration, save_calibration
+    from lcr_pi.vision.dataset import read_image
+
+    tray = parse_box(args.tray) if args.tray else None
+    controls: dict = {}
+    if args.image:
+        empty = read_image(args.image)
+        with_dice = empty
+        source_name = f"image:{args.image}"
+    else:
+        from lcr_pi.camera import PiCameraSource, open_frame_source
+
+        spec = args.camera or "auto"
+        source = open_frame_source(spec, width=args.width, height=args.height)
+        source_name = f"camera:{spec}"
+        try:
+            _wait("Empty the tray, then press Enter.", args.yes)
+            empty = _settled_frame(source)
+            if isinstance(source, PiCameraSource):
+                controls = locked_controls(source.camera.capture_metadata())
+                print(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
+                      f"colour gains {controls['ColourGains']}")
+            _wait("Now roll the dice into the tray, then press Enter.", args.yes)
+            with_dice = _settled_frame(source, 1.0)
+        finally:
+            source.close()
+    reading = None
+    if args.die_px is None:
+        reader = _reader_or_none(args.models)
+        if reader is not None:
+            reading = reader.read(with_dice)
+            if not reading.dice:
+                print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
+    cal = make_calibration(empty, tray=tray, die_px=args.die_px, reading=reading, camera_controls=controls,
+                           source=source_name)
+    path = save_calibration(cal, args.out, reference=empty)
+    w, h = cal.resolution
+    x0, y0, x1, y1 = cal.tray
+    share = (x1 - x0) * (y1 - y0) / (w * h)
+    die = f"{cal.die_px:.0f} px" if cal.die_px else "not measured"
+    print(f"saved {path}: {w}x{h} frames, tray {cal.tray_shape} at {x0},{y0},{x1},{y1} ({share:.0%} of the view), die {die}")
+    if cal.tray_shape == "frame" and tray is None:
+        print("the tray fills the view (or was not found): the reader reads the whole frame; give --tray to limit it")
+    return 0

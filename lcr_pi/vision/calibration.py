@@ -1,0 +1,416 @@
+"""Tray calibration: where the tray is, what it looks like empty, how big a die is, how to lock the camera.
+
+A calibration is made once per table set-up (``lcr-pi calibrate``) and saved under ``calibration/``
+as JSON plus the empty-tray reference image as PNG. The format is documented in
+``calibration/README.md``. The game loads it with :func:`load_calibration_or_default`, which never
+fails: a missing, corrupt or mismatched file gives a warning and the reader's defaults.
+
+Pure parts (no files, no camera): :func:`find_tray`, :func:`measure_die_px`, :func:`make_calibration`,
+:class:`CalibratedReader`. File parts: :func:`save_calibration`, :func:`load_calibration`.
+
+>>> import numpy as np
+>>> table = np.full((240, 320, 3), (40, 90, 160), np.uint8)       # an orange-brown table
+>>> table[30:210, 60:260] = (60, 130, 40)                         # a green felt tray on it
+>>> find_tray(table).box
+(60, 30, 260, 210)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from lcr_pi.errors import UserError
+
+FORMAT_VERSION = 1
+DEFAULT_PATH = Path("calibration") / "table.json"
+LOCKED_CONTROL_KEYS = ("ExposureTime", "AnalogueGain", "ColourGains")
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class TrayRegion:
+    """The tray found in a frame: its bounding box (x0, y0, x1, y1), shape and outline (frame pixels)."""
+
+    box: Box
+    shape: str  # "round", "rect", "frame" (the tray fills the view) or "manual"
+    outline: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the game needs to know about one camera over one tray."""
+
+    resolution: tuple[int, int]  # (width, height) of the frames it was made from
+    tray: Box  # x0, y0, x1, y1: the region the reader reads
+    tray_shape: str = "frame"
+    tray_outline: tuple[tuple[int, int], ...] = ()
+    die_px: float | None = None  # expected top-face side in pixels
+    camera_controls: dict = field(default_factory=dict)  # picamera2 controls that lock exposure and colour
+    reference_image: str | None = None  # PNG file name, beside the JSON file
+    source: str = ""
+    created: str = ""
+    version: int = FORMAT_VERSION
+
+    def scaled_to(self, width: int, height: int) -> "Calibration":
+        """The same calibration for frames of another size with the same aspect (e.g. preview vs still).
+
+        >>> Calibration((640, 480), (64, 48, 576, 432), die_px=40.0).scaled_to(1280, 960).tray
+        (128, 96, 1152, 864)
+        """
+        w0, h0 = self.resolution
+        if (width, height) == (w0, h0):
+            return self
+        if abs(width / height - w0 / h0) > 0.01:
+            raise UserError(
+                f"the calibration was made for {w0}x{h0} frames but the camera gives {width}x{height} "
+                "(another shape): run lcr-pi calibrate again"
+            )
+        f = width / w0
+        x0, y0, x1, y1 = self.tray
+        return replace(
+            self, resolution=(width, height), tray=(round(x0 * f), round(y0 * f), round(x1 * f), round(y1 * f)),
+            tray_outline=tuple((round(x * f), round(y * f)) for x, y in self.tray_outline),
+            die_px=None if self.die_px is None else self.die_px * f,
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "version": self.version,
+            "resolution": list(self.resolution),
+            "tray": {"box": list(self.tray), "shape": self.tray_shape, "outline": [list(p) for p in self.tray_outline]},
+            "die_px": None if self.die_px is None else round(float(self.die_px), 2),
+            "camera_controls": self.camera_controls,
+            "reference_image": self.reference_image,
+            "source": self.source,
+            "created": self.created,
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Finding the tray
+
+
+def find_tray(image: np.ndarray, *, work_side: int = 160) -> TrayRegion:
+    """The tray floor: the region of the colour found around the middle of the view, holes (dice) filled.
+
+    Works best on the empty tray. The floor colour is the median over the central half of the view;
+    pixels close to it (lightness counts less than colour, so uneven light does not split the floor)
+    connected to the middle make the floor; its convex hull is the tray. When the floor reaches most
+    of the view the tray fills it (``shape="frame"``).
+    """
+    h, w = image.shape[:2]
+    f = work_side / max(h, w)
+    small = cv2.resize(image, (max(8, round(w * f)), max(8, round(h * f))), interpolation=cv2.INTER_AREA)
+    small = cv2.medianBlur(small, 5)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    sh, sw = lab.shape[:2]
+    cy0, cy1, cx0, cx1 = sh // 4, sh - sh // 4, sw // 4, sw - sw // 4
+    floor = np.median(lab[cy0:cy1, cx0:cx1].reshape(-1, 3), axis=0)
+    d = lab - floor
+    dist = np.sqrt((0.35 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    otsu, _ = cv2.threshold(np.clip(dist * 2, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    limit = float(np.clip(otsu / 2, 6, 16))
+    mask = cv2.erode((dist < limit).astype(np.uint8), np.ones((3, 3), np.uint8))
+    count, labels, _, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    full = TrayRegion((0, 0, w, h), "frame")
+    if count <= 1:
+        return full
+    votes = np.bincount(labels[cy0:cy1, cx0:cx1].ravel(), minlength=count)
+    votes[0] = 0
+    floor_label = int(np.argmax(votes))
+    pts = cv2.findNonZero(cv2.dilate((labels == floor_label).astype(np.uint8), np.ones((3, 3), np.uint8)))
+    hull = cv2.convexHull(pts)
+    hull_area = cv2.contourArea(hull)
+    if hull_area < 0.1 * sh * sw:
+        return full  # nothing tray-like around the middle: read the whole view
+    x, y, bw, bh = cv2.boundingRect(hull)
+    box = (int(math.floor(x / f)), int(math.floor(y / f)), min(w, int(math.ceil((x + bw) / f))), min(h, int(math.ceil((y + bh) / f))))
+    outline = tuple((int(round(px / f)), int(round(py / f))) for px, py in hull.reshape(-1, 2))
+    if (box[2] - box[0]) * (box[3] - box[1]) > 0.95 * w * h:
+        return TrayRegion((0, 0, w, h), "frame", outline)
+    (_, _), (ew, eh), _ = cv2.minAreaRect(hull)
+    perimeter = cv2.arcLength(hull, True)
+    roundness = 4 * math.pi * hull_area / max(perimeter ** 2, 1e-9)  # 1 for a circle, 0.785 for a square
+    shape = "round" if roundness > 0.86 else "rect"
+    return TrayRegion(box, shape, outline)
+
+
+def grow_box(box: Box, margin: float, width: int, height: int, include=()) -> Box:
+    """``box`` grown by ``margin`` pixels on each side, widened to hold every box in ``include``, clipped.
+
+    >>> grow_box((10, 10, 50, 50), 5, 100, 100, include=[(40, 40, 70, 60)])
+    (5, 5, 75, 65)
+    """
+    x0, y0, x1, y1 = box
+    for bx0, by0, bx1, by1 in include:
+        x0, y0, x1, y1 = min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1)
+    m = int(round(margin))
+    return (max(0, int(x0) - m), max(0, int(y0) - m), min(width, int(math.ceil(x1)) + m), min(height, int(math.ceil(y1)) + m))
+
+
+def measure_die_px(reading) -> float | None:
+    """The median top-face side of the dice a reader saw (from their corners, else their boxes)."""
+    sides = []
+    for die in getattr(reading, "dice", ()):
+        if len(die.corners) >= 4:
+            c = np.asarray(die.corners, np.float64)
+            sides.append(float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))))
+        else:
+            x0, y0, x1, y1 = die.box
+            sides.append(float(min(x1 - x0, y1 - y0)))
+    return float(np.median(sides)) if sides else None
+
+
+def make_calibration(image: np.ndarray, *, tray: Box | None = None, die_px: float | None = None, reading=None,
+                     camera_controls: dict | None = None, source: str = "") -> Calibration:
+    """A calibration from one frame (best: the empty tray; dice in it give the die size).
+
+    ``tray`` overrides the automatic search; ``die_px`` overrides the size measured from ``reading``
+    (a reader's :class:`~lcr_pi.vision.reader.Reading` of this frame). The region read is the tray with
+    a margin of one die (dice leaning on the wall stick out), widened to hold every die the reader saw.
+    """
+    h, w = image.shape[:2]
+    measured = measure_die_px(reading) if reading is not None else None
+    die = float(die_px) if die_px else measured
+    if tray is not None:
+        x0, y0, x1, y1 = (int(v) for v in tray)
+        if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
+            raise UserError(f"tray {x0},{y0},{x1},{y1} is not a box inside the {w}x{h} frame (x0,y0,x1,y1)")
+        region = TrayRegion((x0, y0, x1, y1), "manual")
+        box = region.box
+    else:
+        region = find_tray(image)
+        dice_boxes = [d.box for d in getattr(reading, "dice", ())] if reading is not None else []
+        box = grow_box(region.box, die if die else 0.03 * max(w, h), w, h, dice_boxes)
+    return Calibration(
+        resolution=(w, h), tray=box, tray_shape=region.shape, tray_outline=region.outline, die_px=die,
+        camera_controls=dict(camera_controls or {}), source=source,
+        created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+    )
+
+
+def locked_controls(metadata: dict) -> dict:
+    """picamera2 controls that freeze exposure and white balance at the values auto-exposure settled on.
+
+    ``metadata`` is ``Picamera2.capture_metadata()``: ``ExposureTime`` (microseconds), ``AnalogueGain``
+    and ``ColourGains`` (red, blue). Setting them turns the automatic loops off.
+
+    >>> locked_controls({"ExposureTime": 16000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300})
+    {'AeEnable': False, 'AwbEnable': False, 'ExposureTime': 16000, 'AnalogueGain': 2.5, 'ColourGains': [1.8, 1.4]}
+    """
+    missing = [k for k in LOCKED_CONTROL_KEYS if k not in metadata]
+    if missing:
+        raise UserError(f"the camera did not report {', '.join(missing)}: cannot lock exposure and white balance")
+    return {
+        "AeEnable": False, "AwbEnable": False,
+        "ExposureTime": int(metadata["ExposureTime"]),
+        "AnalogueGain": round(float(metadata["AnalogueGain"]), 3),
+        "ColourGains": [round(float(g), 4) for g in metadata["ColourGains"]],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+
+
+def save_calibration(calibration: Calibration, path: str | Path, reference: np.ndarray | None = None) -> Path:
+    """Write the JSON (and the reference image as ``<stem>-empty.png`` beside it). Returns the JSON path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if reference is not None:
+        name = f"{path.stem}-empty.png"
+        if not cv2.imwrite(str(path.parent / name), reference):
+            raise UserError(f"{path.parent / name}: could not write the reference image")
+        calibration = replace(calibration, reference_image=name)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(calibration.to_json(), indent=2) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def _number(value, where: str, *, positive: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UserError(f"{where} must be a number, not {value!r}")
+    if positive and value <= 0:
+        raise UserError(f"{where} must be positive, not {value!r}")
+    return float(value)
+
+
+def parse_calibration(data, name: str) -> Calibration:
+    """Validate a decoded calibration JSON object; errors name the file and the key."""
+    if not isinstance(data, dict):
+        raise UserError(f"{name}: expected a JSON object, got {type(data).__name__}")
+    version = data.get("version")
+    if version != FORMAT_VERSION:
+        raise UserError(f"{name}: unknown format version {version!r} (this program reads version {FORMAT_VERSION})")
+    res = data.get("resolution")
+    if not (isinstance(res, list) and len(res) == 2):
+        raise UserError(f"{name}: 'resolution' must be [width, height]")
+    width, height = (int(_number(v, f"{name}: 'resolution'")) for v in res)
+    tray = data.get("tray")
+    if not isinstance(tray, dict) or not isinstance(tray.get("box"), list) or len(tray["box"]) != 4:
+        raise UserError(f"{name}: 'tray' must be an object with 'box': [x0, y0, x1, y1]")
+    x0, y0, x1, y1 = (int(_number(v, f"{name}: 'tray.box'", positive=False)) for v in tray["box"])
+    if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
+        raise UserError(f"{name}: 'tray.box' {tray['box']} is not inside the {width}x{height} frame")
+    outline = tray.get("outline") or []
+    if not isinstance(outline, list) or not all(isinstance(p, list) and len(p) == 2 for p in outline):
+        raise UserError(f"{name}: 'tray.outline' must be a list of [x, y] points")
+    die_px = data.get("die_px")
+    if die_px is not None:
+        die_px = _number(die_px, f"{name}: 'die_px'")
+    controls = data.get("camera_controls") or {}
+    if not isinstance(controls, dict):
+        raise UserError(f"{name}: 'camera_controls' must be an object of picamera2 controls")
+    ref = data.get("reference_image")
+    if ref is not None and not isinstance(ref, str):
+        raise UserError(f"{name}: 'reference_image' must be a file name")
+    return Calibration(
+        resolution=(width, height), tray=(x0, y0, x1, y1), tray_shape=str(tray.get("shape", "manual")),
+        tray_outline=tuple((int(p[0]), int(p[1])) for p in outline), die_px=die_px, camera_controls=controls,
+        reference_image=ref, source=str(data.get("source", "")), created=str(data.get("created", "")),
+    )
+
+
+def load_calibration(path: str | Path, resolution: tuple[int, int] | None = None) -> Calibration:
+    """Read and check a calibration file; ``resolution`` (width, height) is the camera's frame size.
+
+    Raises :class:`UserError` naming the file and the problem (missing, not JSON, a bad key, made for
+    frames of another shape).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no calibration file (make one with: lcr-pi calibrate)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read the calibration ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: corrupt calibration, not JSON ({exc.msg} at line {exc.lineno})") from None
+    cal = parse_calibration(data, str(path))
+    if resolution is not None:
+        w, h = (int(v) for v in resolution)
+        try:
+            cal = cal.scaled_to(w, h)
+        except UserError as exc:
+            raise UserError(f"{path}: {exc}") from None
+    return cal
+
+
+def load_reference(calibration: Calibration, json_path: str | Path) -> np.ndarray | None:
+    """The empty-tray reference image saved with a calibration, or None when there is none."""
+    if not calibration.reference_image:
+        return None
+    path = Path(json_path).parent / calibration.reference_image
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UserError(f"{path}: the calibration's reference image is missing or unreadable")
+    return image
+
+
+def load_calibration_or_default(path: str | Path, resolution: tuple[int, int] | None = None):
+    """For the game: ``(calibration, None)``, or ``(None, warning)`` when the file is missing or bad.
+
+    A missing file is normal (no calibration made yet) and gives ``(None, None)``.
+    """
+    if not Path(path).exists():
+        return None, None
+    try:
+        return load_calibration(path, resolution), None
+    except UserError as exc:
+        return None, f"{exc}; reading the whole frame without calibration"
+
+
+# --------------------------------------------------------------------------------------------
+# The reader, limited to the tray
+
+
+class CalibratedReader:
+    """Wraps a dice reader so it reads only the calibrated tray region, and maps results back.
+
+    The tray crop is padded to the frame's long side (see :func:`tray_canvas`), so the detector sees
+    the dice as large as in the whole frame, on fewer pixels, and neither it nor the classifier spends
+    anything on clutter outside the tray. Die positions in messages ("the die at the top left") are positions on the tray.
+    Frames of another size with the same shape use the calibration scaled; frames of another shape are
+    read whole.
+    """
+
+    def __init__(self, reader, calibration: Calibration | None):
+        self.reader = reader
+        self.calibration = calibration
+
+    def read(self, frame, *, dice_kind: str = "auto", calibration=None):
+        cal = calibration or self.calibration
+        if cal is None or not isinstance(frame, np.ndarray) or frame.ndim < 2:
+            return self.reader.read(frame, dice_kind=dice_kind)
+        h, w = frame.shape[:2]
+        try:
+            cal = cal.scaled_to(w, h)
+        except UserError:
+            return self.reader.read(frame, dice_kind=dice_kind)
+        x0, y0, x1, y1 = cal.tray
+        if (x0, y0, x1, y1) == (0, 0, w, h):
+            return self.reader.read(frame, dice_kind=dice_kind)
+        reading = self.reader.read(tray_canvas(frame, cal.tray), dice_kind=dice_kind)
+        return to_frame(reading, cal.tray)
+
+
+def tray_canvas(frame: np.ndarray, box: Box) -> np.ndarray:
+    """The tray crop, padded along its long side up to the frame's long side when that makes the
+    detector's input smaller (the detector scales its input's long side to a fixed size, so this keeps
+    the dice at the scale they have in the whole frame, on fewer pixels). The crop is at the top left.
+
+    >>> tray_canvas(np.zeros((480, 640, 3), np.uint8), (100, 0, 580, 480)).shape   # a round tray
+    (480, 640, 3)
+    >>> tray_canvas(np.zeros((480, 640, 3), np.uint8), (0, 100, 640, 380)).shape    # a wide tray
+    (280, 640, 3)
+    """
+    x0, y0, x1, y1 = box
+    crop = frame[y0:y1, x0:x1]
+    ch, cw = crop.shape[:2]
+    long_side = max(frame.shape[:2])
+    if max(cw, ch) >= long_side:
+        return np.ascontiguousarray(crop)
+    fill = tuple(float(v) for v in cv2.mean(crop)[: crop.shape[2] if crop.ndim == 3 else 1])
+    if cw >= ch:
+        return cv2.copyMakeBorder(crop, 0, 0, 0, long_side - cw, cv2.BORDER_CONSTANT, value=fill)
+    return cv2.copyMakeBorder(crop, 0, long_side - ch, 0, 0, cv2.BORDER_CONSTANT, value=fill)
+
+
+def to_frame(reading, box: Box):
+    """A reading of a tray canvas in frame pixels, with die positions described on the tray.
+
+    Boxes, corners and centres move by the tray's corner; ``where`` is recomputed against the tray,
+    and the message's position words with it.
+    """
+    from lcr_pi.vision.reader import describe_position
+
+    x0, y0, x1, y1 = box
+    dice, renamed = [], {}
+    for i, d in enumerate(reading.dice):
+        where = describe_position(d.centre[0], d.centre[1], x1 - x0, y1 - y0)
+        renamed[i] = (d.where, where)
+        dice.append(replace(
+            d,
+            box=(d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0),
+            corners=tuple((x + x0, y + y0) for x, y in d.corners),
+            centre=(d.centre[0] + x0, d.centre[1] + y0),
+            where=where,
+        ))
+    named = [i for i, d in enumerate(reading.dice) if d.cocked] if reading.verdict == "cocked" else list(reading.unsure_dice)
+    message, cursor = reading.message, 0
+    for i in named:  # the message names these dice's places, in this order
+        old, new = renamed.get(i, ("", ""))
+        at = message.find(old, cursor) if old else -1
+        if at >= 0:
+            message = message[:at] + new + message[at + len(old):]
+            cursor = at + len(new)
+    return replace(reading, dice=tuple(dice), message=message)

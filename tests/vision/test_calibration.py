@@ -1,0 +1,188 @@
+"""Tray calibration: finding the tray, the calibrated reader's crop and mapping, the file and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from lcr_pi.cli import main
+from lcr_pi.errors import UserError
+from lcr_pi.vision.calibration import (
+    Calibration, CalibratedReader, find_tray, load_calibration, load_calibration_or_default, load_reference,
+    make_calibration, save_calibration,
+)
+from lcr_pi.vision.reader import DieReading, Reading, describe_position
+from lcr_pi.vision.render import random_scene
+
+
+def truth_reading(scene, dx=0.0, dy=0.0) -> Reading:
+    """What a perfect reader would say about a rendered scene (stands in for the models here)."""
+    dice = []
+    for d in scene.dice:
+        c = d.corners.astype(float) - [dx, dy]
+        cx, cy = c.mean(0)
+        dice.append(DieReading(d.face, 0.99, (c[:, 0].min(), c[:, 1].min(), c[:, 0].max(), c[:, 1].max()),
+                               tuple(map(tuple, c)), (cx, cy), "centre", True))
+    return Reading(tuple(dice), "clear", message="ok")
+
+
+class RecordingReader:
+    """Answers with fixed dice in the coordinates of the image it is given, and remembers that image."""
+
+    def __init__(self, dice_at):
+        self.dice_at = dice_at  # [(cx, cy, side)] in the image the reader receives
+        self.seen = []
+
+    def read(self, frame, *, dice_kind="auto", calibration=None):
+        self.seen.append(frame)
+        h, w = frame.shape[:2]
+        dice = tuple(
+            DieReading("4", 0.5, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
+                       ((cx - s / 2, cy - s / 2), (cx + s / 2, cy - s / 2), (cx + s / 2, cy + s / 2), (cx - s / 2, cy + s / 2)),
+                       (cx, cy), describe_position(cx, cy, w, h), False)
+            for cx, cy, s in self.dice_at
+        )
+        where = dice[0].where if dice else ""
+        return Reading(dice, "unsure", (0,), f"Not sure about the die at the {where}; please check or re-roll.")
+
+
+@pytest.mark.parametrize("seed,preset", [(0, None), (1, "pi-black-tray"), (2, "felt-table"), (9, None), (15, None), (25, "pi-black-tray")])
+def test_the_calibrated_region_holds_every_die(seed, preset):
+    scene = random_scene(np.random.default_rng(seed), size=(640, 480), n_dice=3, preset=preset)
+    cal = make_calibration(scene.image, reading=truth_reading(scene))
+    x0, y0, x1, y1 = cal.tray
+    for d in scene.dice:
+        assert x0 <= d.box[0] and y0 <= d.box[1] and d.box[2] <= x1 and d.box[3] <= y1
+    side = np.mean([np.linalg.norm(d.corners[0] - d.corners[1]) for d in scene.dice])
+    assert cal.die_px == pytest.approx(side, rel=0.35)
+
+
+def test_a_tray_smaller_than_the_view_is_found_round_or_rectangular():
+    table = np.full((480, 640, 3), (60, 110, 170), np.uint8)
+    rng = np.random.default_rng(0)
+    round_tray = table.copy()
+    cv2.circle(round_tray, (330, 240), 180, (40, 40, 40), -1)
+    rect_tray = table.copy()
+    cv2.rectangle(rect_tray, (150, 90), (500, 400), (50, 120, 40), -1)
+    for img in (round_tray, rect_tray):
+        img[:] = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    found = find_tray(round_tray)
+    assert found.shape == "round" and found.box == pytest.approx((150, 60, 510, 420), abs=8)
+    found = find_tray(rect_tray)
+    assert found.shape == "rect" and found.box == pytest.approx((150, 90, 500, 400), abs=8)
+    cal = make_calibration(round_tray)  # no dice: a margin of 3% of the view around the tray
+    assert cal.tray == pytest.approx((131, 41, 529, 439), abs=10)
+
+
+def test_the_calibrated_reader_reads_only_the_tray_and_maps_dice_back():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
+    inner = RecordingReader([(30, 40, 40)])  # near the top left of the tray
+    reading = CalibratedReader(inner, cal).read(frame)
+    canvas = inner.seen[0]
+    assert canvas.shape[:2] == (300, 640)  # the 300x300 tray, widened to the frame's long side
+    die = reading.dice[0]
+    assert die.centre == (230, 140) and die.box == (210, 120, 250, 160)
+    assert die.corners[0] == (210, 120)
+    assert die.where == "top left" and reading.message == "Not sure about the die at the top left; please check or re-roll."
+    # Frames of the same shape but another size use the calibration scaled; another shape reads the whole frame.
+    inner.seen.clear()
+    CalibratedReader(inner, cal).read(np.zeros((960, 1280, 3), np.uint8))
+    assert inner.seen[0].shape[:2] == (600, 1280)
+    CalibratedReader(inner, cal).read(np.zeros((720, 1280, 3), np.uint8))
+    assert inner.seen[1].shape[:2] == (720, 1280)
+    # No calibration: the whole frame.
+    CalibratedReader(inner, None).read(frame)
+    assert inner.seen[2] is frame
+
+
+def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
+    image = np.full((240, 320, 3), 90, np.uint8)
+    cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5,
+                      {"AeEnable": False, "ExposureTime": 12000}, source="image:x.png")
+    path = save_calibration(cal, tmp_path / "calibration" / "table.json", reference=image)
+    data = json.loads(path.read_text())
+    assert data["version"] == 1 and data["resolution"] == [320, 240] and data["reference_image"] == "table-empty.png"
+    loaded = load_calibration(path)
+    assert loaded.tray == cal.tray and loaded.die_px == 24.5 and loaded.camera_controls == cal.camera_controls
+    assert np.array_equal(load_reference(loaded, path), image)
+    assert load_calibration(path, (640, 480)).tray == (20, 40, 600, 460)
+    assert load_calibration_or_default(path) == (loaded, None)
+
+
+def write(tmp_path, text, name="table.json"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+GOOD = {"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 470], "shape": "rect"}, "die_px": 30}
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("{not json", "corrupt calibration, not JSON"),
+    ("", "corrupt calibration, not JSON"),
+    ("[1, 2]", "expected a JSON object"),
+    (json.dumps(GOOD | {"version": 7}), "unknown format version 7"),
+    (json.dumps(GOOD | {"resolution": [640]}), "'resolution' must be [width, height]"),
+    (json.dumps(GOOD | {"tray": {"box": [10, 10, 900, 470]}}), "is not inside the 640x480 frame"),
+    (json.dumps(GOOD | {"tray": "everywhere"}), "'tray' must be an object"),
+    (json.dumps(GOOD | {"die_px": -3}), "'die_px' must be positive"),
+    (json.dumps(GOOD | {"die_px": "big"}), "'die_px' must be a number"),
+    (json.dumps(GOOD | {"camera_controls": [1]}), "'camera_controls' must be an object"),
+])
+def test_a_bad_calibration_file_is_named_with_its_problem_and_the_game_falls_back(tmp_path, text, problem):
+    path = write(tmp_path, text)
+    with pytest.raises(UserError) as err:
+        load_calibration(path)
+    assert str(path) in str(err.value) and problem in str(err.value)
+    cal, warning = load_calibration_or_default(path)
+    assert cal is None and str(path) in warning and problem in warning and "without calibration" in warning
+
+
+def test_a_calibration_for_another_camera_shape_is_refused_and_the_game_falls_back(tmp_path):
+    path = write(tmp_path, json.dumps(GOOD))
+    with pytest.raises(UserError, match=r"table.json: the calibration was made for 640x480 frames but the camera gives 1280x720"):
+        load_calibration(path, (1280, 720))
+    cal, warning = load_calibration_or_default(path, (1280, 720))
+    assert cal is None and "1280x720" in warning
+
+
+def test_a_missing_calibration_file(tmp_path):
+    with pytest.raises(UserError, match="no calibration file"):
+        load_calibration(tmp_path / "nothing.json")
+    assert load_calibration_or_default(tmp_path / "nothing.json") == (None, None)
+
+
+def test_a_missing_reference_image_is_named(tmp_path):
+    path = write(tmp_path, json.dumps(GOOD | {"reference_image": "gone.png"}))
+    with pytest.raises(UserError, match="gone.png"):
+        load_reference(load_calibration(path), path)
+
+
+def test_calibrate_command_from_an_image(tmp_path, capsys):
+    scene = random_scene(np.random.default_rng(1), size=(640, 480), n_dice=2, preset="felt-table")
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), scene.image)
+    out = tmp_path / "cal" / "table.json"
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,600,460", "--die-px", "33"]) == 0
+    cal = load_calibration(out)
+    assert cal.tray == (20, 30, 600, 460) and cal.tray_shape == "manual" and cal.die_px == 33
+    assert cal.source == f"image:{image}" and (out.parent / "table-empty.png").is_file()
+    assert "saved" in capsys.readouterr().out
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,900,460"]) == 2
+    assert "not a box inside the 640x480 frame" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "a,b"]) == 2
+    assert "four whole numbers" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(tmp_path / "none.png"), "--out", str(out)]) == 2
+    assert "none.png" in capsys.readouterr().err
+
+
+def test_locked_camera_controls_need_the_metadata():
+    from lcr_pi.vision.calibration import locked_controls
+
+    with pytest.raises(UserError, match="ColourGains"):
+        locked_controls({"ExposureTime": 100, "AnalogueGain": 1.0})
