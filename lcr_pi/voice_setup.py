@@ -340,12 +340,22 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     game = replace(settings.game, players=names, starting_chips=choices.starting_chips, variant=choices.variant,
                    first_player=first)
     speech = replace(settings.speech, rate=choices.rate, volume=choices.volume)
-    gpio = settings.gpio
-    if len(gpio.seat_leds) > choices.players:
-        gpio = replace(gpio, seat_leds=tuple(gpio.seat_leds[: choices.players]))
-    updated = replace(settings, game=game, speech=speech, gpio=gpio)
+    updated = fit_leds_to_players(replace(settings, game=game, speech=speech))
     updated.game_config()  # names and variant checked now, with the file named
     return updated
+
+
+def fit_leds_to_players(settings: Settings) -> Settings:
+    """When more seat LEDs are wired than there are players, use the first ones (one per seat).
+
+    >>> from lcr_pi.settings import parse_settings
+    >>> fit_leds_to_players(parse_settings('[gpio]\\nseat_leds = [17, 27, 22, 23]\\n')).gpio.seat_leds
+    (17, 27, 22)
+    """
+    gpio, players = settings.gpio, len(settings.game.players)
+    if len(gpio.seat_leds) <= players:
+        return settings
+    return replace(settings, gpio=replace(gpio, seat_leds=tuple(gpio.seat_leds[:players])))
 
 
 # -- the shell: a speaker and the buttons ----------------------------------------------------------------------
@@ -428,6 +438,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
     problems: list[str] = []
+    settings = fit_leds_to_players(settings)
     if mode == "off":
         return settings, problems
     remembered, problem = load_remembered(settings.state_dir)
