@@ -32,7 +32,7 @@ log = logging.getLogger("lcr_pi.doctor")
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
 TEST_SENTENCE = "This is l c r pi. If you can hear this sentence, the speech works."
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CALIBRATION = REPO_ROOT / "calibration"
+DEFAULT_CALIBRATION = REPO_ROOT / "calibration" / "table.json"  # what lcr-pi calibrate writes
 REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
 MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
 LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN
@@ -284,9 +284,11 @@ def check_calibration(path: Path) -> Check:
             calibration, warning = load_calibration_or_default(path)
         except UserError as exc:
             return Check("calibration", "FAIL", str(exc))
-        if calibration is None:
-            return Check("calibration", "WARN", (warning or f"no calibration at {path}") +
-                         " (the reader works without it; run lcr-pi calibrate for this table)")
+        if calibration is None and warning is None:
+            return Check("calibration", "WARN", f"no calibration at {path} (the reader works without it; "
+                                                "run lcr-pi calibrate for this table)")
+        if calibration is None:  # a damaged file: the game reads without it, but it should be made again
+            return Check("calibration", "FAIL", f"{warning}; run lcr-pi calibrate again")
         return Check("calibration", "WARN" if warning else "PASS", warning or f"{path} loaded")
     files = sorted(path.glob("*.json")) if path.is_dir() else [path] if path.exists() else []
     if not files:

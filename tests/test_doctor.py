@@ -314,9 +314,19 @@ def test_calibration_uses_the_calibration_module_when_there_is_one(tmp_path, mon
     module.load_calibration_or_default = lambda path: (None, f"{path} was made for a 640x480 camera")
     monkeypatch.setitem(sys.modules, "lcr_pi.vision.calibration", module)
     check = check_calibration(tmp_path / "c.json")
-    assert check.status == "WARN" and "640x480 camera" in check.detail
+    assert check.status == "FAIL" and "640x480 camera" in check.detail and "calibrate again" in check.detail
+    module.load_calibration_or_default = lambda path: (None, None)
+    assert check_calibration(tmp_path / "c.json").status == "WARN"
     module.load_calibration_or_default = lambda path: (object(), None)
     assert check_calibration(tmp_path / "c.json").status == "PASS"
+
+
+def test_a_damaged_calibration_file_with_the_real_calibration_module(tmp_path):
+    pytest.importorskip("lcr_pi.vision.calibration")
+    (tmp_path / "table.json").write_text('{"tray": ')
+    check = check_calibration(tmp_path / "table.json")
+    assert check.status == "FAIL" and "table.json" in check.detail
+    assert check_calibration(tmp_path / "missing.json").status == "WARN"
 
 
 def test_models_load_with_opencv_dnn_and_a_broken_one_is_named(tmp_path):
