@@ -1,0 +1,132 @@
+"""``lcr-pi teach --name DESIGN``: teach the reader your own dice (a star for C, LEFT/RIGHT, odd colours).
+
+From the camera: for each face the program asks you to put one die in the tray showing that face,
+a few times (turn it between views), pressing Enter each time. From a folder: a labelled roll
+folder (``../shared/data/README.md`` format) of your dice; labels with ``corners`` or ``boxes`` are
+used as they are, otherwise the reader finds the single die in each picture.
+The taught set goes to ``calibration/teach-DESIGN.npz``; the game uses it when present.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from lcr_pi.errors import UserError
+
+HELP = "Teach the reader a dice design from a few views of each face (camera or a labelled folder)."
+
+
+def add_arguments(parser) -> None:
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="SOURCE", default=None,
+                     help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
+    src.add_argument("--folder", metavar="DIR", default=None, help="a labelled roll folder of the dice instead")
+    parser.add_argument("--name", required=True, help="a name for the dice design, e.g. star-dice")
+    parser.add_argument("--out", default=None, help="where to save (default: calibration/teach-NAME.npz)")
+    parser.add_argument("--kind", choices=["pip", "lcr", "wild"], default=None,
+                        help="which faces the dice have (default: lcr from the camera, guessed from a folder)")
+    parser.add_argument("--views", type=int, default=5, help="views of each face to take from the camera (default: %(default)s)")
+    parser.add_argument("--models", default=None, help="folder with the reader's model files")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=960)
+
+
+def _corners_from_box(box):
+    x0, y0, x1, y1 = box
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def examples_from_folder(folder, reader=None) -> dict:
+    """Straightened faces from a labelled roll folder, ``{face: [image, ...]}``."""
+    from lcr_pi.vision.dataset import load_roll_folder, read_image
+    from lcr_pi.vision.teach import die_corners, rectify_face
+
+    folder = Path(folder)
+    items = load_roll_folder(folder)
+    corners_by_line = {}
+    for number, line in enumerate((folder / "labels.jsonl").read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            record = json.loads(line)
+            if isinstance(record.get("corners"), list):
+                corners_by_line[number] = record["corners"]
+    examples: dict[str, list] = {}
+    for item in items:
+        image = read_image(item.image_path)
+        corners = corners_by_line.get(item.line_number)
+        if corners is not None and len(corners) == len(item.faces):
+            quads = corners
+        elif item.boxes is not None and item.box_kind == "die":
+            quads = [_corners_from_box(b) for b in item.boxes]
+        elif reader is not None and len(item.faces) == 1:
+            dice = reader.read(image).dice
+            if len(dice) != 1:
+                print(f"note: {item.image_path.name}: the reader saw {len(dice)} dice, not 1; skipped")
+                continue
+            quads = [die_corners(dice[0])]
+        else:
+            print(f"note: {item.image_path.name}: no corners or boxes and not a single die; skipped")
+            continue
+        for face, quad in zip(item.faces, quads):
+            examples.setdefault(face, []).append(rectify_face(image, quad))
+    return examples
+
+
+def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=print) -> dict:
+    """Prompted views: for each face, ``views`` pictures of one die showing it."""
+    from lcr_pi.vision.teach import die_corners, rectify_face
+
+    examples: dict[str, list] = {}
+    for face in faces:
+        k = 0
+        while k < views:
+            ask(f"Show the {face} face (view {k + 1} of {views}; turn the die a little each time), then press Enter ")
+            frame = None
+            for _ in range(5):  # the newest frame: drop what the camera buffered while we waited
+                got = source.read()
+                frame = got if got is not None else frame
+            if frame is None:
+                raise UserError("the camera gave no frames")
+            dice = reader.read(frame).dice
+            if len(dice) != 1:
+                say(f"I see {len(dice)} dice; put exactly one die in the tray and try again.")
+                continue
+            examples.setdefault(face, []).append(rectify_face(frame, die_corners(dice[0])))
+            k += 1
+    return examples
+
+
+def run(args) -> int:
+    from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.teach import KIND_FACES, save_taught, teach
+
+    out = Path(args.out) if args.out else Path("calibration") / f"teach-{args.name}.npz"
+    if not 1 <= args.views <= 20:
+        raise UserError(f"--views {args.views}: give 1 to 20 views of each face")
+    if args.folder:
+        try:
+            reader = DiceReader(args.models)
+        except UserError:
+            reader = None  # labels with corners or boxes need no reader
+        examples = examples_from_folder(args.folder, reader)
+    else:
+        from lcr_pi.camera import open_frame_source
+
+        reader = DiceReader(args.models)
+        source = open_frame_source(args.camera or "auto", width=args.width, height=args.height)
+
+        def ask(prompt):
+            print(prompt, end="", flush=True)
+            if not sys.stdin.readline():
+                raise UserError("input ended before every face was shown")
+
+        try:
+            examples = examples_from_camera(source, reader, KIND_FACES[args.kind or "lcr"], args.views, ask=ask)
+        finally:
+            source.close()
+    taught = teach(examples, name=args.name, kind=args.kind)
+    save_taught(taught, out)
+    views = ", ".join(f"{f} x{n}" for f, n in taught.views.items())
+    print(f"saved {out}: {taught.kind} dice '{taught.name}', views {views}")
+    return 0
