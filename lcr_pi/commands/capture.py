@@ -1,0 +1,155 @@
+"""``lcr-pi capture OUT``: save settled camera frames as a labelled roll folder, asking for the faces.
+
+Each time the dice come to rest the reader's guess is shown ready to accept; type the faces instead
+when it is wrong (``L C dot``, ``6 4 1``), ``s`` to skip the roll, ``q`` to stop. The folder then
+measures the reader on your own dice: ``lcr-pi eval OUT``. Format: ``../shared/data/README.md``
+(``images/NNNN.jpg`` and ``labels.jsonl``); the labels carry no boxes (the reader's boxes would
+grade the reader by its own answer), so ``eval`` matches dice by their faces.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from lcr_pi.errors import UserError
+
+HELP = "Save settled camera frames into a labelled roll folder, asking for the faces (for lcr-pi eval)."
+
+FACE_WORDS = {"l": "L", "left": "L", "c": "C", "centre": "C", "center": "C", "r": "R", "right": "R",
+              "dot": "dot", ".": "dot", "w": "W", "wild": "W", "star": "W"}
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("out", metavar="OUT", help="folder to write (created; an existing one is added to)")
+    parser.add_argument("--camera", metavar="SOURCE", default="auto",
+                        help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
+    parser.add_argument("--kind", choices=["auto", "pip", "lcr", "wild"], default="auto", help="which dice are rolled")
+    parser.add_argument("--calibration", default="calibration/table.json", help="tray calibration, if made (default: %(default)s)")
+    parser.add_argument("--models", default=None, help="folder with the reader's model files")
+    parser.add_argument("--limit", type=int, default=None, help="stop after N saved rolls")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=960)
+
+
+def parse_faces(text: str) -> tuple[str, ...]:
+    """Typed faces -> face names, or a UserError naming the word that is not a face.
+
+    >>> parse_faces("l c Dot"), parse_faces("6, 4 1")
+    (('L', 'C', 'dot'), ('6', '4', '1'))
+    """
+    faces = []
+    for word in text.replace(",", " ").split():
+        w = word.strip().lower()
+        if w in {"1", "2", "3", "4", "5", "6"}:
+            faces.append(w)
+        elif w in FACE_WORDS:
+            faces.append(FACE_WORDS[w])
+        else:
+            raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W)")
+    return tuple(faces)
+
+
+def next_index(images: Path) -> int:
+    taken = [int(p.stem) for p in images.glob("*.jpg") if p.stem.isdigit()]
+    return max(taken, default=-1) + 1
+
+
+def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None) -> int:
+    """The capture loop over any frame source; ``read(frame)`` gives the reader's guess (or None).
+
+    Returns the number of saved rolls. ``ask(prompt)`` returns the typed line (EOFError ends).
+    """
+    import cv2
+
+    from lcr_pi.vision.settle import SettleDetector
+
+    out = Path(out)
+    images = out / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    labels = out / "labels.jsonl"
+    settle = settle or SettleDetector()
+    saved = 0
+    index = next_index(images)
+    while limit is None or saved < limit:
+        frame = source.read()
+        if frame is None:
+            if getattr(source, "exhausted", False):
+                break
+            continue
+        update = settle.update(frame)
+        if update.state != "settled":
+            continue
+        reading = read(update.frame) if read is not None else None
+        guess = tuple(reading.faces) if reading is not None else ()
+        note = f" ({reading.verdict}: {reading.message})" if reading is not None and reading.verdict != "clear" else ""
+        while True:
+            try:
+                typed = ask(f"Roll {saved + 1}: faces [{' '.join(guess)}]{note} (Enter accepts, s skips, q stops): ")
+            except EOFError:
+                return saved
+            typed = typed.strip()
+            if typed.lower() == "q":
+                return saved
+            if typed.lower() == "s":
+                faces = None
+                break
+            try:
+                faces = parse_faces(typed) if typed else guess
+            except UserError as exc:
+                say(str(exc))
+                continue
+            if not faces:
+                say("no faces given: type them, or s to skip")
+                continue
+            break
+        if faces is None:
+            continue
+        name = f"images/{index:04d}.jpg"
+        if not cv2.imwrite(str(out / name), update.frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise UserError(f"could not write {out / name}")
+        with labels.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"image": name, "faces": list(faces), "reader": list(guess)}) + "\n")
+        say(f"saved {name}: {' '.join(faces)}")
+        index += 1
+        saved += 1
+    return saved
+
+
+def run(args) -> int:
+    from lcr_pi.camera import open_frame_source
+    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default
+    from lcr_pi.vision.reader import DiceReader
+
+    try:
+        reader = DiceReader(args.models)
+    except UserError as exc:
+        print(f"note: {exc}; you will type every roll's faces")
+        reader = None
+    from lcr_pi.vision.settle import SettleDetector
+
+    source = open_frame_source(args.camera, width=args.width, height=args.height)
+    cal, warning = load_calibration_or_default(args.calibration)
+    if warning:
+        print(f"note: {warning}")
+    settle = SettleDetector(region=cal.tray, die_px=cal.die_px) if cal is not None else SettleDetector()
+    read = None
+    if reader is not None:
+        wrapped = CalibratedReader(reader, cal)
+        read = lambda frame: wrapped.read(frame, dice_kind=args.kind)  # noqa: E731
+    print("Roll the dice; each roll is saved when they come to rest.")
+
+    def ask(prompt):
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    try:
+        n = capture(source, read, args.out, ask=ask, limit=args.limit, settle=settle)
+    finally:
+        source.close()
+    print(f"{n} rolls saved in {args.out}; measure the reader with: lcr-pi eval {args.out}")
+    return 0

@@ -1,0 +1,91 @@
+"""lcr-pi capture: settled frames from a frame source become a labelled roll folder that eval can read."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from lcr_pi.camera import FolderSource, ListSource
+from lcr_pi.cli import main
+from lcr_pi.commands.capture import capture, parse_faces
+from lcr_pi.errors import UserError
+from lcr_pi.vision.dataset import load_roll_folder
+from lcr_pi.vision.reader import DieReading, Reading
+from lcr_pi.vision.render import roll_sequence
+
+
+@pytest.fixture(scope="module")
+def two_rolls():
+    fa, a = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["2", "5"], n_frames=24)
+    fb, b = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["6", "3"], n_frames=24)
+    return fa + fb, (a, b)
+
+
+class GuessReader:
+    """Guesses the faces of the roll being shown (first roll right, second one wrong)."""
+
+    def __init__(self, guesses):
+        self.guesses = list(guesses)
+
+    def __call__(self, frame):
+        faces = self.guesses.pop(0)
+        dice = tuple(DieReading(f, 0.95, (0, 0, 10, 10), (), (5, 5), "centre", True) for f in faces)
+        return Reading(dice, "clear", message="Read.")
+
+
+def test_each_settled_roll_is_saved_with_the_accepted_or_typed_faces(tmp_path, two_rolls):
+    frames, _ = two_rolls
+    answers = iter(["", "6 3"])  # Enter accepts the guess; the second guess is corrected
+    prompts, said = [], []
+
+    def ask(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    n = capture(ListSource(frames), GuessReader([("2", "5"), ("6", "6")]), tmp_path / "mine", ask=ask, say=said.append)
+    assert n == 2
+    assert "faces [2 5]" in prompts[0] and "faces [6 6]" in prompts[1]
+    items = load_roll_folder(tmp_path / "mine")
+    assert [i.faces for i in items] == [("2", "5"), ("6", "3")]
+    lines = [json.loads(x) for x in (tmp_path / "mine" / "labels.jsonl").read_text().splitlines()]
+    assert lines[1]["reader"] == ["6", "6"] and "boxes" not in lines[1]
+    saved = cv2.imread(str(items[0].image_path))
+    assert saved.shape == frames[0].shape
+
+
+def test_skip_quit_typos_and_adding_to_a_folder(tmp_path, two_rolls):
+    frames, _ = two_rolls
+    said = []
+    answers = iter(["s", "L x", "q"])
+    n = capture(ListSource(frames), None, tmp_path / "mine", ask=lambda p: next(answers), say=said.append)
+    assert n == 0 and "'x' is not a face" in said[0]
+    assert not (tmp_path / "mine" / "labels.jsonl").exists()
+    answers = iter(["6 3"])
+    assert capture(ListSource(frames[24:]), None, tmp_path / "mine", ask=lambda p: next(answers), say=said.append) == 1
+    answers = iter(["2 5"])
+    assert capture(ListSource(frames[:24]), None, tmp_path / "mine", ask=lambda p: next(answers), say=said.append) == 1
+    assert [i.image_path.name for i in load_roll_folder(tmp_path / "mine")] == ["0000.jpg", "0001.jpg"]
+
+
+def test_capture_command_from_a_folder_of_frames_with_typed_faces(tmp_path, two_rolls, monkeypatch, capsys):
+    frames, _ = two_rolls
+    src = tmp_path / "frames"
+    src.mkdir()
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(src / f"{i:03d}.png"), f)
+    monkeypatch.setattr("sys.stdin", io.StringIO("2 5\n6 3\n"))
+    assert main(["capture", "--camera", str(src), "--kind", "pip", "--calibration", str(tmp_path / "none.json"),
+                 str(tmp_path / "out")]) == 0
+    assert "2 rolls saved" in capsys.readouterr().out
+    assert [i.faces for i in load_roll_folder(tmp_path / "out")] == [("2", "5"), ("6", "3")]
+    assert FolderSource(tmp_path / "out" / "images").paths  # the saved frames replay as a frame source
+
+
+def test_typed_faces_are_checked():
+    assert parse_faces("right centre . W") == ("R", "C", "dot", "W")
+    with pytest.raises(UserError, match="'7' is not a face"):
+        parse_faces("7")
