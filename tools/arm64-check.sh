@@ -81,10 +81,17 @@ for fs in proc sys dev dev/pts; do
     fi
 done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-# pip inside the root uses the host's CA bundle and pip settings (a proxy or a local index, if any).
-mkdir -p "$root/etc/ssl/certs" "$root/etc/xdg/pip"
+# pip inside the root trusts the host's CA bundle (which may hold a proxy's certificate) and uses its proxy
+# settings, if any; nothing else of the host's environment gets in (its pip options name host paths).
 cp -L /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/host-ca-certificates.crt"
-pip_env=(PIP_CERT=/etc/ssl/certs/host-ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=180)
+bundle=/etc/ssl/certs/host-ca-certificates.crt
+root_env=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+          PIP_CERT=$bundle REQUESTS_CA_BUNDLE=$bundle SSL_CERT_FILE=$bundle PIP_DISABLE_PIP_VERSION_CHECK=1
+          PIP_DEFAULT_TIMEOUT=180)
+for var in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_INDEX_URL; do
+    [ -n "${!var:-}" ] && root_env+=("$var=${!var}")
+done
+in_root() { chroot "$root" env -i "${root_env[@]}" "$@"; }
 
 # 4. The repository, copied in (never the host's venv: its binaries are x86-64).
 src="$root/opt/lcr-pi/src"
@@ -103,23 +110,23 @@ venv=/opt/lcr-pi/venv
 start=$SECONDS
 if [ ! -x "$root$venv/bin/python" ]; then
     log "making the venv (--system-site-packages)"
-    chroot "$root" python3 -m venv --system-site-packages "$venv"
+    in_root python3 -m venv --system-site-packages "$venv"
 fi
 log "pip install -e '.[test]'"
-chroot "$root" env "${pip_env[@]}" "$venv/bin/pip" install -q -e "/opt/lcr-pi/src[test]"
+in_root "$venv/bin/pip" install -q -e "/opt/lcr-pi/src[test]"
 log "installed in $((SECONDS - start)) s"
-chroot "$root" "$venv/bin/python" - <<'PY'
+in_root "$venv/bin/python" - <<'PY'
 import platform, cv2, numpy, gpiozero
 print(f"[arm64-check] python {platform.python_version()} on {platform.machine()}; numpy {numpy.__version__}, "
       f"opencv {cv2.__version__}, gpiozero {gpiozero.__version__}")
 PY
-chroot "$root" "$venv/bin/lcr-pi" --version
+in_root "$venv/bin/lcr-pi" --version
 
 # 6. The tests.
 log "running pytest ${pytest_args[*]:-(the whole suite)}"
 start=$SECONDS
 set +e
-chroot "$root" env HOME=/root PYTHONDONTWRITEBYTECODE=1 \
+in_root PYTHONDONTWRITEBYTECODE=1 \
     sh -c 'cd /opt/lcr-pi/src && exec "$0" -m pytest -q -p no:cacheprovider "$@"' "$venv/bin/python" "${pytest_args[@]}"
 status=$?
 set -e
