@@ -1,0 +1,89 @@
+"""Calibrated vs uncalibrated reader on the same frames (rendered, with clutter outside the tray).
+
+For each table (a seed: one camera, tray, light and clutter), the calibration is made from one roll
+(``make_calibration`` on its frame, with the reader's reading for the die size), then two other rolls
+on the same table are read with and without it. Without the models the script still reports how
+much of the view the calibration keeps and whether every die stays inside it.
+
+    .venv/bin/python benchmarks/bench_calibration.py [--tables 12] [--size 1280x960]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+
+from lcr_pi.errors import UserError
+from lcr_pi.vision.calibration import CalibratedReader, make_calibration, tray_canvas
+from lcr_pi.vision.evaluate import score_image, summarize
+from lcr_pi.vision.render import roll_sequence
+
+PRESETS = ("felt-table", "pi-black-tray", None)
+
+
+def table(seed: int, size, faces):
+    preset = PRESETS[seed % len(PRESETS)]
+    frames, scene = roll_sequence(np.random.default_rng(seed), size=size, faces=faces, kind="pip",
+                                  n_frames=8, preset=preset)
+    return frames[-1], scene
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=12)
+    parser.add_argument("--size", default="1280x960")
+    parser.add_argument("--models", default=None)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    size = tuple(int(v) for v in args.size.split("x"))
+    try:
+        from lcr_pi.vision.reader import DiceReader
+
+        reader = DiceReader(args.models)
+    except UserError as exc:
+        print(f"reader not available ({exc}); measuring the regions only")
+        reader = None
+    rng = np.random.default_rng(0)
+    kept, inside, total = [], 0, 0
+    rows = {"uncalibrated": ([], []), "calibrated": ([], [])}
+    for k in range(args.tables):
+        seed = 900 + k
+        faces = [[str(v) for v in rng.integers(1, 7, 3)] for _ in range(3)]
+        cal_frame, cal_scene = table(seed, size, faces[0])
+        reading = reader.read(cal_frame) if reader is not None else None
+        cal = make_calibration(cal_frame, reading=reading)
+        canvas = tray_canvas(cal_frame, cal.tray)
+        kept.append(canvas.shape[0] * canvas.shape[1] / (size[0] * size[1]))
+        calibrated = CalibratedReader(reader, cal) if reader is not None else None
+        for f in faces[1:]:
+            frame, scene = table(seed, size, f)
+            x0, y0, x1, y1 = cal.tray
+            for d in scene.dice:
+                total += 1
+                inside += x0 <= d.box[0] and y0 <= d.box[1] and d.box[2] <= x1 and d.box[3] <= y1
+            if reader is None:
+                continue
+            item = SimpleNamespace(faces=tuple(d.face for d in scene.dice), boxes=tuple(d.box for d in scene.dice), box_kind="die")
+            for name, read in (("uncalibrated", reader.read), ("calibrated", calibrated.read)):
+                start = time.perf_counter()
+                got = read(frame, dice_kind="pip")
+                rows[name][1].append((time.perf_counter() - start) * 1000)
+                rows[name][0].append(score_image(item, got))
+    print(f"{args.tables} tables at {size[0]}x{size[1]}: the calibrated canvas is {statistics.mean(kept):.0%} of the frame's pixels "
+          f"(median {statistics.median(kept):.0%}); dice inside the calibrated region: {inside}/{total}")
+    if reader is None:
+        return 0
+    for name, (scores, times) in rows.items():
+        m = summarize(scores, times)
+        print(f"  {name:13s} die accuracy {m['die_accuracy']:.2%}  image accuracy {m['image_accuracy']:.2%}  "
+              f"silent errors {m['silent_error_rate']:.2%}  precision {m['precision']:.2%}  median {m['ms_per_image_median']:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
