@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lcr_pi.camera_dice import observe
+from lcr_pi.referee import RollObservation
 from lcr_pi.rules.config import MAX_DICE
 from lcr_pi.stats.policy import choose_victims
 from lcr_pi.vision.render import roll_sequence
@@ -34,16 +35,59 @@ class ReadingScore:
     wrong: list = field(default_factory=list)  # (thrown, read) pairs read "clear" but wrong
 
 
-class RenderedRolls:
+class SimulatedPlayers:
+    """The players' part in a demo: roll when asked, and name whom to rob in a Wild game."""
+
+    def __init__(self, referee, actions):
+        self.referee = referee
+        self.actions = actions
+        self.die = WILD_DIE if referee.config.wild else LCR_DIE
+        self.exhausted = False
+        self._decided_for: object = None
+
+    def _players_act(self) -> bool:
+        """Press the buttons the moment calls for; True when the referee now waits for dice."""
+        ref = self.referee
+        if ref.phase == "game_over":
+            self.exhausted = True
+            return False
+        if ref.phase == "await_decision":
+            state = ref.game.state
+            if self._decided_for is not state:  # once per decision; the loop handles the presses next
+                self._decided_for = state
+                for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
+                    self.actions.put(("choose", ref.config.players[victim]))
+            return False
+        return True
+
+    def _dice_wanted(self) -> int:
+        ref = self.referee
+        return MAX_DICE if ref.phase == "roll_off" else ref.game.state.dice_to_roll
+
+
+class TypedRolls(SimulatedPlayers):
+    """The computer as a typist: random faces for every roll (``lcr-pi demo --typed``)."""
+
+    def __init__(self, referee, rng, actions):
+        super().__init__(referee, actions)
+        self.rng = rng
+
+    def poll(self):
+        if not self._players_act():
+            return None
+        return RollObservation(tuple(self.rng.choice(self.die) for _ in range(self._dice_wanted())),
+                               source="keyboard")
+
+
+class RenderedRolls(SimulatedPlayers):
     """A dice source that throws and films dice whenever the referee waits for a roll."""
 
     def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
                  size=(640, 480), frames_per_roll: int = 10, on_throw=None):
-        self.referee = referee
+        super().__init__(referee, actions)
         self.reader = reader
         self.rng = rng
         self.wild = wild
-        self.actions = actions
         self.size = size
         self.frames_per_roll = frames_per_roll
         self.on_throw = on_throw
@@ -51,12 +95,11 @@ class RenderedRolls:
         self.frames: list[np.ndarray] = []
         self.thrown: tuple[str, ...] = ()
         self.score = ReadingScore()
-        self.exhausted = False
-        self._pressed_for: object = None
 
     def poll(self):
         if not self.frames:
-            self._next_move()
+            if self._players_act():
+                self._throw()
             return None
         frame = self.frames.pop(0)
         update = self.settle.update(frame)
@@ -67,29 +110,8 @@ class RenderedRolls:
         self._score(reading)
         return observe(reading, update.frame)
 
-    # -- the simulated players ---------------------------------------------------------------------
-
-    def _next_move(self) -> None:
-        ref = self.referee
-        phase = ref.phase
-        if phase in ("await_roll", "confirm_read", "roll_off"):
-            self._throw(ref.roll_off and phase == "roll_off")
-        elif phase == "await_decision" and self._pressed_for is not ref.game.state:
-            # A player at the table names whom to rob: the demo picks like the statistics do.
-            state = ref.game.state
-            self._pressed_for = state
-            for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
-                self.actions.put(("choose", ref.config.players[victim]))
-        elif phase == "game_over":
-            self.exhausted = True
-
-    def _throw(self, roll_off: bool) -> None:
-        if roll_off:
-            n = MAX_DICE
-        else:
-            n = self.referee.game.state.dice_to_roll
-        die = WILD_DIE if self.wild else LCR_DIE
-        self.thrown = tuple(str(self.rng.choice(die)) for _ in range(n))
+    def _throw(self) -> None:
+        self.thrown = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
         frames, _ = roll_sequence(self.rng, size=self.size, faces=list(self.thrown),
                                   kind="wild" if self.wild else "lcr", n_frames=self.frames_per_roll)
         self.frames = list(frames)

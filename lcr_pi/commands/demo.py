@@ -70,6 +70,8 @@ def run(args) -> int:
     table = Table(referee, speaker=speaker, lights=lights, store=store, encode_evidence=encode_evidence)
     try:
         if args.typed:
+            from lcr_pi.demo_table import TypedRolls
+
             source = TypedRolls(referee, random.Random(seed), actions)
         else:
             source = _rendered(referee, config, seed, actions)
@@ -102,31 +104,3 @@ def _rendered(referee, config, seed, actions):
     reader = DiceReader()
     return RenderedRolls(referee, reader, np.random.default_rng(seed), wild=config.wild, actions=actions)
 
-
-class TypedRolls:
-    """The computer as a typist: random faces for every roll, and the Wild choices."""
-
-    def __init__(self, referee, rng: random.Random, actions):
-        from lcr_pi.demo_table import LCR_DIE, WILD_DIE
-
-        self.referee = referee
-        self.rng = rng
-        self.actions = actions
-        self.die = WILD_DIE if referee.config.wild else LCR_DIE
-        self.exhausted = False
-
-    def poll(self):
-        from lcr_pi.referee import RollObservation
-        from lcr_pi.stats.policy import choose_victims
-
-        ref = self.referee
-        if ref.phase == "game_over":
-            self.exhausted = True
-            return None
-        if ref.phase == "await_decision":
-            state = ref.game.state
-            for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
-                self.actions.put(("choose", ref.config.players[victim]))
-            return None
-        n = ref.game.state.dice_to_roll if ref.game else 3
-        return RollObservation(tuple(self.rng.choice(self.die) for _ in range(n)), source="keyboard")
