@@ -74,9 +74,26 @@ class CameraSettings:
     height: int = 960
 
 
+#: The project's calibration folder (``lcr-pi calibrate`` and ``lcr-pi teach`` write there).
+CALIBRATION_DIR = Path(__file__).resolve().parent.parent / "calibration"
+
+
 @dataclass(frozen=True)
 class ReaderSettings:
     dice: str = "auto"  # "auto", "pip", "lcr" or "wild"
+    #: The tray calibration; empty: calibration/table.json when it exists.
+    calibration: str = ""
+    #: A taught dice set (``lcr-pi teach``); empty: the one calibration/teach-*.npz, if exactly one exists.
+    teach: str = ""
+
+    def calibration_path(self) -> Path:
+        return Path(self.calibration).expanduser() if self.calibration else CALIBRATION_DIR / "table.json"
+
+    def teach_path(self) -> Path | None:
+        if self.teach:
+            return Path(self.teach).expanduser()
+        found = sorted(CALIBRATION_DIR.glob("teach-*.npz"))
+        return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -216,7 +233,7 @@ _CHECKS = {
         "long_press_seconds": _number(0.5, 10),
     },
     "camera": {"source": _text, "width": _whole(160, 4608), "height": _whole(120, 3496)},
-    "reader": {"dice": _choice("auto", "pip", "lcr", "wild")},
+    "reader": {"dice": _choice("auto", "pip", "lcr", "wild"), "calibration": _text_or_empty, "teach": _text_or_empty},
     "storage": {"state_dir": _text, "evidence_frames": _whole(0, 100000)},
 }
 

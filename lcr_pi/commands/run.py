@@ -67,10 +67,14 @@ def _encode_evidence():
 
 
 def _camera_dice(settings, night):
-    """The camera, the settle detector and the reader; when the camera is missing, typed rolls."""
+    """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
+    when the reader cannot start, typed rolls."""
     from lcr_pi.camera import ReopeningSource, open_frame_source
     from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default
     from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.settle import SettleDetector
+    from lcr_pi.vision.teach import TaughtReader, load_taught_or_default
 
     try:
         reader = DiceReader()
@@ -78,9 +82,26 @@ def _camera_dice(settings, night):
         night.problems.append(f"the dice reader cannot start ({exc}); type the rolls instead")
         return None
     cam = settings.camera
+    calibration, warning = load_calibration_or_default(settings.reader.calibration_path(), (cam.width, cam.height))
+    if warning:
+        night.problems.append(warning)
+    teach_path = settings.reader.teach_path()
+    if teach_path is not None:
+        taught, warning = load_taught_or_default(teach_path)
+        if warning:
+            night.problems.append(warning)
+        if taught is not None:
+            reader = TaughtReader(reader, taught)
+    settle = SettleDetector()
+    controls = None
+    if calibration is not None:
+        reader = CalibratedReader(reader, calibration)
+        scaled = calibration.scaled_to(cam.width, cam.height)
+        settle = SettleDetector(region=scaled.tray, die_px=scaled.die_px)
+        controls = calibration.camera_controls or None
 
     def open_camera():
-        return open_frame_source(cam.source, width=cam.width, height=cam.height)
+        return open_frame_source(cam.source, width=cam.width, height=cam.height, controls=controls)
 
     def lost(reason):
         night.speaker.say(f"The camera has stopped ({reason}). I keep trying; you can type the rolls meanwhile.")
@@ -92,4 +113,4 @@ def _camera_dice(settings, night):
     dice_kind = settings.reader.dice
     if dice_kind == "auto" and settings.game_config().wild:
         dice_kind = "wild"
-    return CameraDice(frames, lambda frame: reader.read(frame, dice_kind=dice_kind))
+    return CameraDice(frames, lambda frame: reader.read(frame, dice_kind=dice_kind), settle)
