@@ -18,6 +18,7 @@ import errno
 import json
 import logging
 import shutil
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -257,9 +258,12 @@ def check_buttons(settings: Settings, factory, say: Callable[[str], None], *, ti
                 checks.append(Check(use, "FAIL", f"{pin} reads pressed before anyone touches it: is the button "
                                                  "wired to 3.3 V instead of ground, or stuck?"))
                 continue
+            # Listen from before the prompt: a person may press while it is still being spoken.
+            pressed = threading.Event()
+            button.when_pressed = lambda: pressed.set()
             say(f"Press the {use}.")
             started = clock()
-            if button.wait_for_press(timeout=timeout_s):
+            if pressed.wait(timeout_s):
                 checks.append(Check(use, "PASS", f"{pin} pressed after {clock() - started:.1f} s"))
                 button.wait_for_release(timeout=timeout_s)
             else:

@@ -261,6 +261,15 @@ def test_buttons_are_asked_for_by_name_and_pressed(factory):
     assert "GPIO5 pressed after" in checks[0].detail
 
 
+def test_a_press_while_the_prompt_is_still_spoken_counts(factory):
+    def slow_say(text):  # the press comes in the middle of a long sentence
+        press_later(factory, {"Press the confirm button.": 5, "Press the undo button.": 6}[text], 0.01).join()
+        time.sleep(0.1)
+
+    checks = check_buttons(settings_with(), factory, slow_say, timeout_s=0.5)
+    assert [c.status for c in checks] == ["PASS", "PASS"]
+
+
 def test_a_button_never_pressed_fails_after_the_timeout_and_names_the_wiring(factory):
     checks = check_buttons(settings_with(), factory, lambda text: None, timeout_s=0.1)
     assert [c.status for c in checks] == ["FAIL", "FAIL"]

@@ -116,9 +116,11 @@ log "pip install -e '.[test]'"
 in_root "$venv/bin/pip" install -q -e "/opt/lcr-pi/src[test]"
 log "installed in $((SECONDS - start)) s"
 in_root "$venv/bin/python" - <<'PY'
-import platform, cv2, numpy, gpiozero
+import platform
+from importlib.metadata import version
+import cv2, numpy
 print(f"[arm64-check] python {platform.python_version()} on {platform.machine()}; numpy {numpy.__version__}, "
-      f"opencv {cv2.__version__}, gpiozero {gpiozero.__version__}")
+      f"opencv {cv2.__version__}, gpiozero {version('gpiozero')}")
 PY
 in_root "$venv/bin/lcr-pi" --version
 
