@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES, crop_die, crops_to_blob, softmax
+from lcr_pi.vision.classify import CLASSES, crop_die, crops_to_blob, sharpness, softmax
 from lcr_pi.vision.detect import decode_detections, prepare_detector_input
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -56,6 +56,7 @@ class ReaderSettings:
     sure_background: float = 0.9  # a sure peak the classifier is sure is background is ignored
     cocked_probability: float = 0.5  # a die whose "cocked" share is above this is cocked
     blank_std: float = 4.0  # grey-level spread below which a frame is blank
+    blurred_sharpness: float = 0.09  # median die sharpness below this: motion blur, "obstructed"
 
     @classmethod
     def from_json(cls, path: Path) -> "ReaderSettings":
@@ -177,7 +178,7 @@ class DiceReader:
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
         self._classifier.setInput(crops_to_blob(crops))
         probs = softmax(self._classifier.forward().reshape(len(dets), len(CLASSES)))
-        return interpret(dets, probs, frame.shape, dice_kind, st)
+        return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
 
 def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
@@ -192,8 +193,8 @@ def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
     return "wild" if probs[:, CLASSES.index("W")].sum() >= 0.5 else "lcr"
 
 
-def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings) -> Reading:
-    """Turn detections and class probabilities into a Reading (pure; no models involved)."""
+def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None) -> Reading:
+    """Turn detections, class probabilities and crop sharpness into a Reading (pure; no models)."""
     height, width = shape[:2]
     keep = []
     for i, d in enumerate(dets):
@@ -205,6 +206,7 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
         return Reading((), "no_dice", message="No dice seen on the tray.")
     probs_kept = probs[keep]
     kind = _choose_kind(probs_kept, dice_kind)
+    blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
     allowed = _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
     dice, unsure, cocked = [], [], []
     for j, i in enumerate(keep):
@@ -234,6 +236,10 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     unsure = sorted(remap[k] for k in unsure)
     cocked = sorted(remap[k] for k in cocked)
     faces = ", ".join(d.face for d in dice)
+    if blurred:
+        return Reading(tuple(dice), "obstructed", tuple(range(len(dice))),
+                       "The picture is blurred (dice still rolling or the camera moved): waiting for a still picture.",
+                       kind, tuple(map(tuple, probs_kept[order])))
     if cocked:
         named = _name_dice([dice[k] for k in cocked])
         return Reading(tuple(dice), "cocked", tuple(sorted(cocked + unsure)),

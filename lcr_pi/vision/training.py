@@ -515,29 +515,30 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.005) ->
         cached.append((dets, probs, s.image.shape, label, kind))
     print(f"calibrating on {len(cached)} held-out train frames")
     table = []
-    for t in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995]:
-        st = replace(base, sure_confidence=t)
-        scores, cocked_verdicts = [], []
-        for dets, probs, shape, label, kind in cached:
-            if not dets:
-                scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
-                continue
-            reading = interpret(dets, probs, shape, kind, st)
-            if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
-                cocked_verdicts.append(reading.verdict)
-                continue
-            scores.append(score_image(label, reading))
-        m = summarize(scores, [])
-        table.append((t, m))
-        print(f"  threshold {t:.3f}: die acc {m['die_accuracy']:.4f} image acc {m['image_accuracy']:.4f} "
-              f"unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f} "
-              f"cocked scenes: {sum(v == 'cocked' for v in cocked_verdicts)}/{len(cocked_verdicts)} cocked, "
-              f"{sum(v == 'clear' for v in cocked_verdicts)} clear")
-    ok = [t for t, m in table if m["silent_error_rate"] <= max_silent]
-    chosen = ok[0] if ok else table[-1][0]
-    settings = replace(base, sure_confidence=chosen)
+    for det_t in [0.2, 0.25, 0.3, 0.35, 0.4, 0.5]:
+        for t in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995]:
+            st = replace(base, sure_confidence=t, sure_detection=det_t)
+            scores, cocked_verdicts = [], []
+            for dets, probs, shape, label, kind in cached:
+                if not dets:
+                    scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
+                    continue
+                reading = interpret(dets, probs, shape, kind, st)
+                if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
+                    cocked_verdicts.append(reading.verdict)
+                    continue
+                scores.append(score_image(label, reading))
+            m = summarize(scores, [])
+            table.append(((det_t, t), m))
+            print(f"  detection {det_t:.2f} confidence {t:.3f}: die acc {m['die_accuracy']:.4f} "
+                  f"image acc {m['image_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f} "
+                  f"cocked scenes: {sum(v == 'cocked' for v in cocked_verdicts)}/{len(cocked_verdicts)} cocked, "
+                  f"{sum(v == 'clear' for v in cocked_verdicts)} clear")
+    ok = [(m["unsure_rate"], -m["die_accuracy"], key) for key, m in table if m["silent_error_rate"] <= max_silent]
+    det_t, chosen = min(ok)[2] if ok else (0.4, 0.995)
+    settings = replace(base, sure_confidence=chosen, sure_detection=det_t)
     (models / "reader.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
-    print(f"chose sure_confidence {chosen}")
+    print(f"chose sure_detection {det_t} sure_confidence {chosen}")
     return asdict(settings)
 
 
