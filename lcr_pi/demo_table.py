@@ -32,6 +32,7 @@ class ReadingScore:
     rolls: int = 0
     agreed: int = 0
     unsure: int = 0
+    typed: int = 0  # rolls a player typed after the reader stayed unsure
     wrong: list = field(default_factory=list)  # (thrown, read) pairs read "clear" but wrong
 
 
@@ -82,9 +83,14 @@ class TypedRolls(SimulatedPlayers):
 class RenderedRolls(SimulatedPlayers):
     """A dice source that throws and films dice whenever the referee waits for a roll."""
 
+    #: After this many unsure reads of one turn's dice, the player types the roll instead, as a
+    #: player at a real table would after a couple of re-rolls.
+    TYPE_AFTER_UNSURE = 3
+
     def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
                  size=(640, 480), frames_per_roll: int = 10, on_throw=None):
         super().__init__(referee, actions)
+        self._unsure_in_a_row = 0
         self.reader = reader
         self.rng = rng
         self.wild = wild
@@ -99,6 +105,8 @@ class RenderedRolls(SimulatedPlayers):
     def poll(self):
         if not self.frames:
             if self._players_act():
+                if self._unsure_in_a_row >= self.TYPE_AFTER_UNSURE:
+                    return self._type_it()
                 self._throw()
             return None
         frame = self.frames.pop(0)
@@ -119,11 +127,20 @@ class RenderedRolls(SimulatedPlayers):
         if self.on_throw:
             self.on_throw(self.thrown)
 
+    def _type_it(self) -> RollObservation:
+        self._unsure_in_a_row = 0
+        self.score.typed += 1
+        faces = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
+        return RollObservation(faces, source="keyboard")
+
     def _score(self, reading) -> None:
         self.score.rolls += 1
         if reading.verdict != "clear":
             self.score.unsure += 1
-        elif sorted(reading.faces) == sorted(self.thrown):
+            self._unsure_in_a_row += 1
+            return
+        self._unsure_in_a_row = 0
+        if sorted(reading.faces) == sorted(self.thrown):
             self.score.agreed += 1
         else:
             self.score.wrong.append((self.thrown, tuple(reading.faces)))

@@ -88,7 +88,8 @@ def run(args) -> int:
     if not args.typed:
         score = source.score
         print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
-              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong.")
+              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong; "
+              f"{score.typed} rolls were typed after repeated unsure reads.")
         for thrown, read in score.wrong:
             print(f"  WRONG: thrown {' '.join(thrown)}, read {' '.join(read)}")
     print(f"Replay it with: lcr-pi demo --seed {seed} --players {','.join(config.players)} "
