@@ -32,8 +32,6 @@ log = logging.getLogger("lcr_pi.doctor")
 
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
 TEST_SENTENCE = "This is l c r pi. If you can hear this sentence, the speech works."
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CALIBRATION = REPO_ROOT / "calibration" / "table.json"  # what lcr-pi calibrate writes
 REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
 MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
 LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN
@@ -462,7 +460,7 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
                 for check in check_buttons(settings, factory, say, timeout_s=rig.button_timeout_s,
                                            skip=skip_buttons):
                     show(check)
-        show(check_calibration(rig.calibration or DEFAULT_CALIBRATION))
+        show(check_calibration(rig.calibration or settings.reader.calibration_path()))
         if rig.models_dir is not None:
             models_dir = rig.models_dir
         else:

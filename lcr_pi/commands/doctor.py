@@ -22,7 +22,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--state-dir", help="state folder to check instead of the settings' one")
     parser.add_argument("--button-timeout", type=float, default=15.0, metavar="SECONDS",
                         help="how long to wait for each button press (default 15)")
-    parser.add_argument("--calibration", help="calibration file or folder (default: calibration/)")
+    parser.add_argument("--calibration", help="calibration file (default: reader.calibration in the settings, "
+                                              "else calibration/table.json)")
 
 
 def run(args) -> int:
