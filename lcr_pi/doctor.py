@@ -119,7 +119,8 @@ def check_camera(open_source: Callable[[], object], describe: str, *, tries: int
         return Check("camera", "FAIL", f"{describe}: opened, but no frame came after {tries} tries")
     height, width = frame.shape[:2]
     if float(frame.std()) < 4.0:
-        return Check("camera", "WARN", f"{describe}: {width}x{height} frame, but it is blank: lens cap, or the light off?")
+        return Check("camera", "WARN",
+                     f"{describe}: {width}x{height} frame, but it is blank: lens cap, or the light off?")
     return Check("camera", "PASS", f"{describe}: got a {width}x{height} frame")
 
 
@@ -137,7 +138,8 @@ def check_speech(make_speaker: Callable[[], object], *, engine: str = "auto", se
     except UserError as exc:
         return Check("speech", "FAIL", str(exc)), None
     if not hasattr(speaker, "failure"):  # a PrintSpeaker: espeak-ng is not installed
-        return Check("speech", "FAIL", "espeak-ng is not installed, so nothing is spoken: sudo apt install espeak-ng"), None
+        return Check("speech", "FAIL",
+                     "espeak-ng is not installed, so nothing is spoken: sudo apt install espeak-ng"), None
     speaker.say(sentence)
     if not speaker.wait_until_idle(timeout_s):
         speaker.close()

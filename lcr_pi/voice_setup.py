@@ -303,7 +303,8 @@ def load_remembered(state_dir: str | Path) -> tuple[SetupChoices | None, str | N
     except (FileNotFoundError, NotADirectoryError):  # nothing saved (saving will name a bad folder)
         return None, None
     except (OSError, UnicodeDecodeError) as exc:
-        return None, f"cannot read the remembered game setup {path} ({getattr(exc, 'strerror', None) or exc}); using the settings file"
+        reason = getattr(exc, "strerror", None) or exc
+        return None, f"cannot read the remembered game setup {path} ({reason}); using the settings file"
     try:
         return choices_from_json(text, source=str(path)), None
     except UserError as exc:
