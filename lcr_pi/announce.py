@@ -136,7 +136,8 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
 
 def _moves_sentence(e: ev.RollResolved, players) -> str:
     if not e.moves:
-        return "Keep your chips." if e.faces else ""
+        # With a W the Wild sentence that follows says what happens; otherwise every die was a dot.
+        return "Keep your chips." if e.faces and "W" not in e.faces else ""
     to_left = sum(1 for m in e.moves if m.face == "L")
     to_right = sum(1 for m in e.moves if m.face == "R")
     to_pot = sum(1 for m in e.moves if m.face == "C")

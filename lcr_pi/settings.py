@@ -103,6 +103,16 @@ class StorageSettings:
 
 
 @dataclass(frozen=True)
+class WebSettings:
+    """The scoreboard page (README 'Scoreboard'): off unless ``--web`` is given or ``enabled``."""
+
+    enabled: bool = False  # serve the page even without --web
+    bind: str = "0.0.0.0:8080"  # all interfaces; only clients on the local network are served
+    pin: str = ""  # the PIN of the page's controls; empty: the page is read-only
+    allow_public: bool = False  # allow a public bind address and clients outside the local network
+
+
+@dataclass(frozen=True)
 class Settings:
     game: GameSettings = field(default_factory=GameSettings)
     series: SeriesSettings = field(default_factory=SeriesSettings)
@@ -111,6 +121,7 @@ class Settings:
     camera: CameraSettings = field(default_factory=CameraSettings)
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
+    web: WebSettings = field(default_factory=WebSettings)
     source: str = "defaults"
 
     def game_config(self) -> GameConfig:
@@ -194,6 +205,24 @@ def _pins(value):
     return None
 
 
+def _bind_address(value):
+    from lcr_pi.web.lan import parse_bind
+
+    if isinstance(value, str):
+        try:
+            parse_bind(value)
+            return None
+        except UserError:
+            pass
+    return "must be HOST:PORT, e.g. '0.0.0.0:8080' (all interfaces, local-network clients only)"
+
+
+def _web_pin(value):
+    if not isinstance(value, str) or value != value.strip() or (value and not 4 <= len(value) <= 32):
+        return "must be a text of 4 to 32 characters (digits are easiest on a phone), or empty for a read-only page"
+    return None
+
+
 def _names(value):
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return 'must be a list of names in seat order, e.g. ["Ann", "Bob", "Cy"]'
@@ -235,6 +264,7 @@ _CHECKS = {
     "camera": {"source": _text, "width": _whole(160, 4608), "height": _whole(120, 3496)},
     "reader": {"dice": _choice("auto", "pip", "lcr", "wild"), "calibration": _text_or_empty, "teach": _text_or_empty},
     "storage": {"state_dir": _text, "evidence_frames": _whole(0, 100000)},
+    "web": {"enabled": _boolean, "bind": _bind_address, "pin": _web_pin, "allow_public": _boolean},
 }
 
 _SECTION_TYPES = {f.name: f.type for f in fields(Settings) if f.name != "source"}
@@ -246,6 +276,7 @@ _SECTION_CLASSES = {
     "camera": CameraSettings,
     "reader": ReaderSettings,
     "storage": StorageSettings,
+    "web": WebSettings,
 }
 
 
@@ -278,6 +309,13 @@ def parse_settings(text: str, *, source: str = "settings") -> Settings:
             checked[key] = tuple(value) if isinstance(value, list) else value
         sections[section] = _SECTION_CLASSES[section](**checked)
     settings = Settings(**sections, source=source)
+    if "web" in sections and not settings.web.allow_public:
+        from lcr_pi.web.lan import check_bind, parse_bind
+
+        try:
+            check_bind(parse_bind(settings.web.bind)[0])
+        except UserError as exc:
+            raise UserError(f"{source}: web.bind {exc}") from None
     settings.game_config()  # names, counts and the variant, checked now rather than mid-game
     settings.series_rules()
     first = settings.game.first_player.strip()

@@ -115,12 +115,17 @@ class Table:
                 if jpeg:
                     self.last_evidence = self.store.keep_evidence(f"{out.label}.jpg", jpeg)
 
+    def announce(self, text: str) -> None:
+        """Say something that is not the referee's (a warning, a hint) through the same outputs, so the
+        scoreboard's live region hears it too."""
+        self.perform([Say(text)])
+
     def _storage_problem(self, message: str) -> None:
         # A full or read-only card must not stop the game: say it once, log it every time.
         log.error("%s", message)
         if not self._storage_warned:
             self._storage_warned = True
-            self.speaker.say(f"Warning: {message}. The game goes on, but it is not being saved.")
+            self.announce(f"Warning: {message}. The game goes on, but it is not being saved.")
 
     # -- inputs -----------------------------------------------------------------------------------
 

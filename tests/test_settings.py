@@ -43,6 +43,11 @@ dice = "lcr"
 [storage]
 state_dir = "/tmp/lcr"
 evidence_frames = 50
+
+[web]
+enabled = true
+bind = "192.168.1.20:8080"
+pin = "4321"
 """
 
 
@@ -55,6 +60,7 @@ def test_every_section_is_read():
     assert s.speech.rate == 450 and s.speech.sounds is False
     assert s.gpio.seat_leds == (17, 27, 22, "GPIO10") and s.gpio.long_press_seconds == 1.5
     assert s.camera.source == "webcam:0" and s.reader.dice == "lcr" and s.storage.evidence_frames == 50
+    assert s.web.enabled and s.web.bind == "192.168.1.20:8080" and s.web.pin == "4321"
 
 
 def test_defaults_without_a_file():
@@ -81,6 +87,9 @@ def test_defaults_without_a_file():
         ("[series]\nfirst_to = 3\nbest_of = 5", "[series] a series is either"),
         ("[storage]\nevidence_frames = -1", "storage.evidence_frames must be a whole number"),
         ("game = 3", "game must be a [game] table"),
+        ("[web]\nbind = \"8.8.8.8:80\"", "t.toml: web.bind "),
+        ("[web]\nbind = \"localhost:http\"", "web.bind must be HOST:PORT"),
+        ("[web]\npin = \"12\"", "web.pin must be a text of 4 to 32 characters"),
         ("[game\n", "t.toml: not valid TOML"),
     ],
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -38,6 +39,9 @@ def add_arguments(parser) -> None:
                         help="speak with espeak-ng where installed (default), or only print")
     parser.add_argument("--typed", action="store_true", help="no camera frames: the computer types the rolls")
     parser.add_argument("--keep", metavar="DIR", help="keep the game, its log and the evidence frames in DIR")
+    parser.add_argument("--web", nargs="?", const="8080", metavar="HOST:PORT",
+                        help="serve the live scoreboard page (default port 8080, local network only) with a PIN "
+                             "printed here; typed turns are paced for watching; the page stays up until Ctrl-C")
 
 
 def parse_players(text: str) -> list[str]:
@@ -68,16 +72,36 @@ def run(args) -> int:
 
     store = GameStore(keep, evidence_frames=1000)
     table = Table(referee, speaker=speaker, lights=lights, store=store, encode_evidence=encode_evidence)
+    scoreboard = None
+    if args.web is not None:
+        import secrets
+
+        from lcr_pi.settings import WebSettings
+        from lcr_pi.web import start_web
+
+        pin = f"{secrets.randbelow(10000):04d}"
+        scoreboard = start_web(args.web, WebSettings(pin=pin), table, actions, speaker)
+        print(f"Scoreboard PIN for this demo: {pin}", flush=True)
     try:
         if args.typed:
             from lcr_pi.demo_table import TypedRolls
 
             source = TypedRolls(referee, random.Random(seed), actions)
+            if scoreboard is not None:
+                source = Paced(source, seconds=2.0)
         else:
             source = _rendered(referee, config, seed, actions)
-        run_loop(table, actions=actions, dice_source=source, max_seconds=600)
+        run_loop(table, actions=actions, dice_source=source, max_seconds=600 if scoreboard is None else None)
         speaker.wait_until_idle(timeout=30)
+        if scoreboard is not None:
+            print("The game is over; the scoreboard stays up. Press Ctrl-C to end.", flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                pass
     finally:
+        if scoreboard is not None:
+            scoreboard.stop()
         lights.close()
         speaker.close()
     state = referee.game.state if referee.game else None
@@ -105,3 +129,25 @@ def _rendered(referee, config, seed, actions):
     reader = DiceReader()
     return RenderedRolls(referee, reader, np.random.default_rng(seed), wild=config.wild, actions=actions)
 
+
+class Paced:
+    """A dice source that lets ``seconds`` pass after each roll, so that people can follow on the scoreboard."""
+
+    def __init__(self, source, seconds: float):
+        self.source = source
+        self.seconds = seconds
+        self._next_roll = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return getattr(self.source, "exhausted", False)
+
+    def poll(self):
+        wait = self._next_roll - time.monotonic()
+        if wait > 0:
+            time.sleep(min(0.05, wait))  # the loop polls again at once: sleep a little, never spin
+            return None
+        obs = self.source.poll()
+        if obs is not None:
+            self._next_roll = time.monotonic() + self.seconds
+        return obs

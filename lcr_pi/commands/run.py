@@ -23,6 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--state-dir", help="where the game, its log and evidence frames are kept")
     parser.add_argument("--speech", choices=["auto", "espeak-ng", "print"], help="speech engine (overrides the config)")
     parser.add_argument("--new", action="store_true", help="start a new game even if a saved one exists")
+    parser.add_argument("--web", nargs="?", const="", metavar="HOST:PORT",
+                        help="serve the live scoreboard page to phones on the local network, e.g. --web 8080 "
+                             "(alone: the config's web.bind, 0.0.0.0:8080); see README 'Scoreboard'")
 
 
 def apply_overrides(settings, args):
@@ -51,10 +54,19 @@ def run(args) -> int:
                       sounds=settings.speech.sounds, encode_evidence=_encode_evidence())
         for problem in night.problems:
             log.error("%s", problem)
-            night.speaker.say(f"Warning: {problem}.")
+            table.announce(f"Warning: {problem}.")
         if dice_source is None:
-            night.speaker.say("Type each roll, for example L dot C, or 4 1 6.")
-        run_loop(table, actions=night.actions, dice_source=dice_source)
+            table.announce("Type each roll, for example L dot C, or 4 1 6.")
+        scoreboard = None
+        if args.web is not None or settings.web.enabled:
+            from lcr_pi.web import start_web
+
+            scoreboard = start_web(args.web, settings.web, table, night.actions, night.speaker)
+        try:
+            run_loop(table, actions=night.actions, dice_source=dice_source)
+        finally:
+            if scoreboard is not None:
+                scoreboard.stop()
     finally:
         night.close()
     return 0
