@@ -45,7 +45,8 @@ __all__ = [
 
 KINDS = ("pip", "lcr", "wild", "mixed")
 POOLS = ("train", "holdout")
-# Named looks. Sizes are (width, height); die_px the range of die sizes (top-face side, pixels).
+# Named looks. Sizes are (width, height); die_px the range of die sizes (pixels per die side at the
+# tray floor; the top face, nearer the lens, looks a little larger).
 PRESETS = {
     "pi-black-tray": {
         "size": (3280, 2464), "die_px": (60, 120), "tray": "round", "floor": "plastic-black",
@@ -61,6 +62,10 @@ PRESETS = {
     },
 }
 DIE_SIDE_MM = (14.0, 19.0)
+# The lens is at least this many die sides from the tray floor. Closer, a thrown die would touch
+# the lens and a resting die's top face would fill (or overflow) the frame; big dice in the frame
+# come from a narrower lens instead.
+MIN_CAMERA_SIDES = 4.0
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,11 @@ def _make_stage(rng: np.random.Generator, size, n_dice: int, pool: str, preset: 
     k1 = _uniform(rng, p.get("k1", (-0.18 * (hfov / 70) ** 2, -0.01)))
     heading = float(rng.uniform(0, 360))
     focal = (w / 2) / np.tan(np.radians(hfov) / 2)
+    if focal < MIN_CAMERA_SIDES * die_px:
+        focal = MIN_CAMERA_SIDES * die_px
+        narrower = float(np.degrees(2 * np.arctan((w / 2) / focal)))
+        k1 *= (narrower / hfov) ** 2  # barrel distortion grows with the field angle
+        hfov = narrower
     distance = focal * side / die_px
     cam = geo.Camera.looking_at(w, h, hfov, distance, tilt, heading, k1=k1,
                                 principal_offset=(rng.normal(0, w * 0.01), rng.normal(0, h * 0.01)))
@@ -221,7 +231,9 @@ def _make_stage(rng: np.random.Generator, size, n_dice: int, pool: str, preset: 
         cast = (1 - warmth, 1 + rng.normal(0, 0.025), 1 + warmth)
     exposure = rng.uniform(0.85, 1.12)
     cast = tuple(float(c * exposure) for c in cast)
-    lamp_px = cam.project(np.array([[light_pos[0] * 0.2, light_pos[1] * 0.2, 0.0]]))[0]
+    lamp = np.array([[light_pos[0] * 0.2, light_pos[1] * 0.2, 0.0]])
+    # A lamp spot behind the lens (steep tilt) is far outside the picture; keep its position finite.
+    lamp_px = np.clip(cam.project(lamp)[0], [-2.0 * w, -2.0 * h], [3.0 * w, 3.0 * h]) if cam.in_front(lamp) else np.array([-2.0 * w, -2.0 * h])
     hotspot = None
     if rng.random() < 0.5:
         hotspot = (float(lamp_px[0] / w), float(lamp_px[1] / h), float(rng.uniform(0.2, 0.5)), float(rng.uniform(0.05, 0.25)))
@@ -275,8 +287,20 @@ def _tray_outline(tray: dict, z: float, grow: float = 0.0, n: int = 96) -> np.nd
     return np.concatenate([sq, np.full((len(sq), 1), z)], 1)
 
 
-def _poly(cam: geo.Camera, pts3: np.ndarray) -> np.ndarray:
-    return np.round(cam.project(pts3) * 16).astype(np.int32)
+def _image_poly(cam: geo.Camera, pts3: np.ndarray) -> np.ndarray:
+    """Image points (M,2) of a planar world polygon: only its part in front of the lens, cut to a
+    box around the frame (so the numbers stay small enough for fixed-point drawing). M may be 0."""
+    pts = cam.clip_near(pts3)
+    if len(pts) < 3:
+        return np.zeros((0, 2))
+    w, h = cam.width, cam.height
+    return geo.clip_to_box(cam.project(pts), -2.0 * w, -2.0 * h, 3.0 * w, 3.0 * h)
+
+
+def _poly(cam: geo.Camera, pts3: np.ndarray) -> np.ndarray | None:
+    """:func:`_image_poly` as int32 points with 4 fractional bits for OpenCV, or None if nothing is visible."""
+    img = _image_poly(cam, pts3)
+    return np.round(img * 16).astype(np.int32) if len(img) >= 3 else None
 
 
 def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, style: dict, clutter_range):
@@ -298,13 +322,14 @@ def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, 
         for _ in range(n_clutter):
             for _try in range(20):
                 c = (rng.uniform(0, w), rng.uniform(0, h))
-                if cv2.pointPolygonTest(rim_outer.astype(np.float32) / 16, c, False) < 0:
+                if rim_outer is None or cv2.pointPolygonTest(rim_outer.astype(np.float32) / 16, c, False) < 0:
                     kind = str(rng.choice(CLUTTER_KINDS))
                     draw_clutter(img, shadows, rng, kind, c, px_mm, sdir)
                     clutter_names.append(kind)
                     break
         # Clutter under the tray is hidden, and so is its shadow.
-        shadows.poly(rim_outer.astype(np.float64) / 16, 0.0)
+        if rim_outer is not None:
+            shadows.poly(rim_outer.astype(np.float64) / 16, 0.0)
         # Tray: rim (top of the wall), inner wall faces, then the floor on top.
         floor_pts = _tray_outline(tray, 0.0)
         rim_in_pts = _tray_outline(tray, tray["wall"])
@@ -312,10 +337,12 @@ def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, 
         rim_col = np.asarray(SURFACES[tray["floor"]][2][0], np.float64)
         if floor_kind in ("felt", "cloth", "leather") and rng.random() < 0.6:
             rim_col = np.array([60, 95, 135.0]) * rng.uniform(0.6, 1.3)  # a wooden frame
-        cv2.fillPoly(img, [rim_outer], tuple(float(c) * 1.15 + 10 for c in rim_col), cv2.LINE_AA, 4)
+        if rim_outer is not None:
+            cv2.fillPoly(img, [rim_outer], tuple(float(c) * 1.15 + 10 for c in rim_col), cv2.LINE_AA, 4)
         rim_in = _poly(cam, rim_in_pts)
         floor = _poly(cam, floor_pts)
-        cv2.fillPoly(img, [rim_in], tuple(float(c) for c in rim_col * 0.8), cv2.LINE_AA, 4)
+        if rim_in is not None:
+            cv2.fillPoly(img, [rim_in], tuple(float(c) for c in rim_col * 0.8), cv2.LINE_AA, 4)
         n = len(floor_pts)
         centre = np.array([*tray["centre"], 0.0])
         mids = (floor_pts + np.roll(floor_pts, -1, axis=0)) / 2
@@ -323,22 +350,33 @@ def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, 
         inward[:, 2] = 0
         inward /= np.linalg.norm(inward, axis=1, keepdims=True) + 1e-9
         lam = np.clip(inward @ light_dir, 0, None)
-        for i in range(n):  # each wall segment shaded by how it faces the light
+        # Each wall segment is shaded by how it faces the light. The wall quads share their corners
+        # with the floor and rim outlines unless a part of the tray is behind the lens.
+        whole = floor is not None and rim_in is not None and len(floor) == len(rim_in) == n
+        for i in range(n):
             j = (i + 1) % n
-            quad = np.array([floor[i], floor[j], rim_in[j], rim_in[i]])
+            if whole:
+                quad = np.array([floor[i], floor[j], rim_in[j], rim_in[i]])
+            else:
+                quad = _poly(cam, np.array([floor_pts[i], floor_pts[j], rim_in_pts[j], rim_in_pts[i]]))
+                if quad is None:
+                    continue
             col = rim_col * (0.45 + 0.6 * lam[i])
             cv2.fillConvexPoly(img, quad, tuple(float(c) for c in col), cv2.LINE_AA, 4)
         floor_tex = surface(tray["floor"], rng, h, w, px_mm)
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(mask, [floor], 255, cv2.LINE_8, 4)
-        cv2.copyTo(floor_tex, mask, img)
-        # The wall's shadow on the floor: floor points whose path to the light crosses the wall.
         wall_shadow = ShadowCanvas(h, w, 0.125)
-        wall_shadow.poly(floor.astype(np.float64) / 16, 0.45)
+        if floor is not None:
+            mask = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(mask, [floor], 255, cv2.LINE_8, 4)
+            cv2.copyTo(floor_tex, mask, img)
+            # The wall's shadow on the floor: floor points whose path to the light crosses the wall.
+            wall_shadow.poly(floor.astype(np.float64) / 16, 0.45)
         proj = rim_in_pts.copy()
         proj[:, :2] -= light_dir[:2] / light_dir[2] * tray["wall"]
         proj[:, 2] = 0
-        wall_shadow.poly(cam.project(proj), 0.0)
+        lit_floor = _image_poly(cam, proj)
+        if len(lit_floor) >= 3:
+            wall_shadow.poly(lit_floor, 0.0)
     else:
         for _ in range(n_clutter if rng.random() < 0.5 else 0):
             # Clutter on an open surface stays near the frame's edge; dice keep clear of it.
@@ -364,6 +402,8 @@ def _draw_background(rng, cam: geo.Camera, tray: dict, px_mm: float, light_pos, 
 def _footprint_ok(stage: _Stage, die: _Die, placed: list[_Die], skip=()) -> bool:
     cam = stage.camera
     pts = die.centre + geo.cube_corners(die.side) @ die.rotation.T
+    if not cam.in_front(pts, die.side):
+        return False
     img = cam.project(pts)
     m = 2.0
     if img[:, 0].min() < m or img[:, 1].min() < m or img[:, 0].max() > cam.width - m or img[:, 1].max() > cam.height - m:
@@ -519,24 +559,35 @@ def _face_shade(stage: _Stage, n: np.ndarray, pos: np.ndarray) -> float:
     return stage.ambient + stage.diffuse * max(0.0, float(n @ to_light))
 
 
-def _too_close(cam: geo.Camera, die: _Die) -> bool:
-    """A die (thrown high) so near the lens that it cannot be drawn sensibly."""
-    return float(cam.depth(die.centre[None])[0]) < 3 * die.side
+def _in_view(cam: geo.Camera, die: _Die) -> bool:
+    """Whether the whole die is in front of the lens (so that it can be projected). The stage keeps
+    the lens MIN_CAMERA_SIDES die sides up, so even a die thrown high passes below it."""
+    return cam.in_front(die.centre + geo.cube_corners(die.side) @ die.rotation.T)
 
 
-def _die_shadow(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
+def _floor_hull(cam: geo.Camera, ground: np.ndarray) -> np.ndarray:
+    """Image polygon of the convex hull of points on the floor, clipped to what the lens sees."""
+    hull = cv2.convexHull(ground[:, :2].astype(np.float32))[:, 0].astype(np.float64)
+    return _image_poly(cam, np.concatenate([hull, np.zeros((len(hull), 1))], 1))
+
+
+def _die_shadow(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, int, int] | None:
+    """Darken the floor under and beside a die; returns the pixel box it changed (or None)."""
     cam = stage.camera
-    if _too_close(cam, die):
-        return
+    if not _in_view(cam, die):
+        return None
     pts = die.centre + geo.rounded_cube_points(die.side, die.radius) @ die.rotation.T
     ldir = stage.light_pos - die.centre
     ldir /= np.linalg.norm(ldir)
     ground = pts - (pts[:, 2:3] / max(ldir[2], 0.5)) * ldir
     ground[:, 2] = 0
-    shadow = cam.project(ground)
-    contact = pts[pts[:, 2] < 0.3 * die.side].copy()
-    contact[:, 2] = 0
-    contact = cam.project(contact) if len(contact) >= 3 else shadow
+    shadow = _floor_hull(cam, ground)
+    low = pts[pts[:, 2] < 0.3 * die.side]
+    contact = _floor_hull(cam, low) if len(low) >= 3 else shadow
+    if len(shadow) < 3:
+        return None
+    if len(contact) < 3:
+        contact = shadow
     allp = np.concatenate([shadow, contact])
     px = cam.px_per_mm(die.centre) * die.side
     soft = max(0.6, stage.shadow_soft * px)
@@ -544,9 +595,8 @@ def _die_shadow(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = _roi(allp, pad, w, h)
     if x1 <= x0 or y1 <= y0:
-        return
+        return None
     X0, Y0, X1, Y1 = x0, y0, x1, y1
-    shadow, contact = _clamp(shadow, w, h), _clamp(contact, w, h)
     m = np.zeros((y1 - y0, x1 - x0), np.float32)
     hull = cv2.convexHull(((shadow - [x0, y0]) * 16).astype(np.int32))
     cv2.fillConvexPoly(m, hull, stage.shadow_strength, cv2.LINE_AA, 4)
@@ -565,6 +615,7 @@ def _die_shadow(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
     else:
         roi *= (1 - m)[..., None]
     frame[Y0:Y1, X0:X1] = np.clip(roi, 0, 255).astype(np.uint8)
+    return X0, Y0, X1, Y1
 
 
 def _roi(points: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:
@@ -598,16 +649,17 @@ def _texture_size(px: float) -> int:
     return 256
 
 
-def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
+def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, int, int] | None:
+    """Draw a die; returns the pixel box it changed (or None)."""
     cam = stage.camera
-    if _too_close(cam, die):
-        return
+    if not _in_view(cam, die):
+        return None
     R, c, s = die.rotation, die.centre, die.side
     sil = cam.project(c + geo.rounded_cube_points(s, die.radius) @ R.T)
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = _roi(sil, max(abs(die.blur[0]), abs(die.blur[1])) / 2 + 2, w, h)
     if x1 <= x0 or y1 <= y0:
-        return
+        return None
     X0, Y0, X1, Y1 = x0, y0, x1, y1
     sil = _clamp(sil, w, h)
     cw, ch = x1 - x0, y1 - y0
@@ -689,6 +741,7 @@ def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> None:
         alpha = cv2.filter2D(alpha, -1, k)
     out = full_bg * (1 - alpha[..., None]) + premult
     frame[Y0:Y1, X0:X1] = np.clip(out[Y0 - y0 : Y1 - y0, X0 - x0 : X1 - x0], 0, 255).astype(np.uint8)
+    return X0, Y0, X1, Y1
 
 
 def _truth(stage: _Stage, die: _Die) -> RenderedDie:

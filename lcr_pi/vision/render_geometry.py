@@ -109,6 +109,48 @@ def lowest_offset(rotation: np.ndarray, side: float, radius: float) -> float:
     return float(-inner[:, 2].min() + radius)
 
 
+# Nothing nearer the lens than this (mm) is projected: see Camera.clip_near.
+NEAR_MM = 1.0
+
+
+def clip_polygon(points: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Sutherland-Hodgman: the part of polygon ``points`` (N,D) where the linear function whose values at
+    the vertices are ``keep`` (N,) is >= 0. The result may be empty; it stays one polygon for a
+    convex clip region (a half-space).
+
+    >>> clip_polygon(np.array([[0.0, 0], [2, 0], [2, 2], [0, 2]]), np.array([1.0, -1, -1, 1])).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [1.0, 2.0], [0.0, 2.0]]
+    """
+    n = len(points)
+    if n == 0 or np.all(keep >= 0):
+        return points
+    if np.all(keep < 0):
+        return points[:0]
+    out = []
+    for i in range(n):
+        j = (i + 1) % n
+        a, b = keep[i], keep[j]
+        if a >= 0:
+            out.append(points[i])
+        if (a >= 0) != (b >= 0):
+            t = a / (a - b)
+            out.append(points[i] + t * (points[j] - points[i]))
+    return np.array(out)
+
+
+def clip_to_box(points: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """The part of an image polygon (N,2) inside the box, so that fixed-point drawing never overflows.
+
+    >>> clip_to_box(np.array([[-5.0, 1], [5, 1], [5, 3]]), 0, 0, 10, 10).round(2).tolist()
+    [[0.0, 1.0], [5.0, 1.0], [5.0, 3.0], [0.0, 2.0]]
+    """
+    for axis, lo, hi in ((0, x0, x1), (1, y0, y1)):
+        points = clip_polygon(points, points[:, axis] - lo)
+        if len(points):
+            points = clip_polygon(points, hi - points[:, axis])
+    return points
+
+
 @dataclass(frozen=True)
 class Camera:
     """A pinhole camera with radial (barrel) distortion looking down at the tray.
@@ -158,6 +200,24 @@ class Camera:
 
     def depth(self, points: np.ndarray) -> np.ndarray:
         return self.to_camera(points)[:, 2]
+
+    def in_front(self, points: np.ndarray, near: float = NEAR_MM) -> bool:
+        """True if every world point lies at least ``near`` mm in front of the lens (safe to project)."""
+        return bool(np.all(self.depth(np.atleast_2d(points)) >= near))
+
+    def clip_near(self, polygon: np.ndarray, near: float = NEAR_MM) -> np.ndarray:
+        """The part of a planar world polygon (N,3) at least ``near`` mm in front of the lens.
+
+        Points behind the lens have no image; projecting them anyway gives huge or mirrored pixel
+        coordinates. Returns (M,3) world points (M may be 0) that are all safe to project.
+
+        >>> cam = Camera.looking_at(100, 100, 60.0, 100.0, 0.0, 0.0)
+        >>> square = np.array([[-10, -10, 0], [10, -10, 0], [10, 10, 150], [-10, 10, 150]], float)
+        >>> clipped = cam.clip_near(square)
+        >>> cam.in_front(clipped), len(clipped)
+        (True, 4)
+        """
+        return clip_polygon(np.asarray(polygon, np.float64), self.depth(polygon) - near)
 
     def floor_point(self, u: float, v: float, z: float = 0.0) -> np.ndarray:
         """Where the (undistorted) ray through pixel (u, v) meets the plane at height z."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import cv2
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from lcr_pi.cli import main
 from lcr_pi.vision import render
 from lcr_pi.vision import render_geometry as geo
-from lcr_pi.vision.render import LCR_FACES, PIP_FACES, random_scene, roll_sequence, write_roll_folder
+from lcr_pi.vision.render import LCR_FACES, PIP_FACES, POOLS, random_scene, roll_sequence, write_roll_folder
 from lcr_pi.vision.render_designs import PIP_LAYOUT, glyph_fonts
 
 SMALL = (480, 360)
@@ -195,3 +196,129 @@ def test_render_command_writes_a_roll_folder(tmp_path, capsys):
     assert main(["render", str(tmp_path / "x"), "--preset", "moon"]) == 2
     err = capsys.readouterr().err
     assert "--size" in err and "--n" in err and "moon" in err
+
+
+# --------------------------------------------------------------------------------------------
+# Every die in the truth is drawn; nothing is projected from behind the lens.
+
+
+@pytest.fixture
+def raw_render(monkeypatch):
+    """Render helpers without lens and sensor effects (gain, noise, blur, JPEG), so that pixels the
+    dice change can be told exactly from pixels they leave alone; ``bare`` renders the same scene
+    (same seed, same random draws) without drawing any die or die shadow."""
+    monkeypatch.setattr(render, "_finish", lambda frame, stage, rng, *a, **k: frame)
+
+    def bare(fn, *args, **kwargs):
+        with monkeypatch.context() as m:
+            m.setattr(render, "_draw_die", lambda *a, **k: None)
+            m.setattr(render, "_die_shadow", lambda *a, **k: None)
+            return fn(*args, **kwargs)
+
+    return bare
+
+
+def _top_face_drawn(image, bare, die) -> bool:
+    """The die's top face lies inside the frame and most of it differs from the scene without dice."""
+    h, w = image.shape[:2]
+    c = die.corners
+    if c[:, 0].min() < 0 or c[:, 1].min() < 0 or c[:, 0].max() > w or c[:, 1].max() > h:
+        return False
+    m = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(m, np.round(c * 16).astype(np.int32), 255, cv2.LINE_8, 4)
+    inside = cv2.erode(m, np.ones((3, 3), np.uint8)) > 0
+    diff = np.abs(image.astype(np.int16) - bare.astype(np.int16)).max(axis=2)[inside]
+    return inside.sum() >= 20 and float((diff > 2).mean()) > 0.5
+
+
+def _check_sequence_drawn(raw_render, seed, **kw):
+    frames, scene = roll_sequence(rng(seed), **kw)
+    bare, _ = raw_render(roll_sequence, rng(seed), **kw)
+    seq = scene.style["sequence"]
+    hand = seq["hand_frames"]
+    for k in range(seq["rest_frame"], len(frames)):
+        if hand and hand[0] - 1 <= k <= hand[1] + 1:
+            continue
+        for i, die in enumerate(scene.dice):
+            assert _top_face_drawn(frames[k], bare[k], die), f"seed {seed} {kw}: die {i} not drawn in frame {k}"
+    return scene
+
+
+@pytest.mark.parametrize("seed, kw", [
+    (7, dict(size=(640, 480), faces=["2", "5"])),                   # die ~120 px, lens was 58 mm up
+    (219, dict(size=(640, 480), kind="pip", hand=True)),
+    (207, dict(size=(1280, 960), kind="pip", hand=True)),           # dice 230-290 px
+    (215, dict(size=(1280, 960), kind="wild", hand=True)),
+])
+def test_big_dice_under_a_close_camera_are_drawn(raw_render, seed, kw):
+    # These rendered no die at all: the lens was under 3 die sides from the dice, and such dice were
+    # skipped. The stage now keeps the lens MIN_CAMERA_SIDES sides up (a narrower lens instead).
+    scene = _check_sequence_drawn(raw_render, seed, n_frames=10, **kw)
+    cam = scene.style["camera"]
+    assert cam["height_mm"] >= render.MIN_CAMERA_SIDES * cam["die_side_mm"] * np.cos(np.radians(cam["tilt_deg"])) - 0.5
+
+
+def test_truth_dice_are_drawn_over_sampled_sizes_kinds_and_presets(raw_render):
+    sizes = [(640, 480), (1280, 960), (320, 240), (800, 600), (480, 360)]
+    kinds = ["pip", "lcr", "wild", "mixed"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflowing casts, no NaN
+        for seed in range(100, 124):
+            kw = dict(size=sizes[seed % 5], kind=kinds[seed % 4], n_dice=(1, 5), pool=POOLS[seed % 2],
+                      allow_cocked=seed % 3 == 0, preset="felt-table" if seed % 6 == 0 else None)
+            scene = random_scene(rng(seed), **kw)
+            bare = raw_render(random_scene, rng(seed), **kw)
+            for i, die in enumerate(scene.dice):
+                assert _top_face_drawn(scene.image, bare.image, die), f"seed {seed} {kw}: die {i} not drawn"
+        for seed in range(4):
+            _check_sequence_drawn(raw_render, 300 + seed, size=sizes[seed], kind=kinds[seed % 3], n_frames=8,
+                                  hand=seed % 2 == 1)
+
+
+@pytest.mark.parametrize("seed, size, kind", [(42, (480, 360), "pip"), (45, (640, 480), "lcr"), (82, (480, 360), "pip")])
+def test_tray_partly_behind_the_lens_draws_without_overflow(seed, size, kind):
+    # These scenes' tray rims reached behind a steeply tilted camera; projecting those points gave
+    # huge pixel coordinates ("invalid value encountered in cast" and garbage polygons).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        random_scene(rng(seed), size=size, n_dice=(1, 3), kind=kind, pool=POOLS[seed % 2],
+                     allow_cocked=seed % 3 == 0, occluder="hand" if seed % 7 == 0 else None)
+
+
+def test_polygons_are_clipped_at_the_lens_and_around_the_frame():
+    cam = geo.Camera.looking_at(640, 480, 70.0, 60.0, 28.0, 0.0)
+    # A tray rim far wider than the view, 30 mm up: part of it is behind the lens.
+    a = np.linspace(0, 2 * np.pi, 96, endpoint=False)
+    rim = np.stack([400 * np.cos(a), 400 * np.sin(a), np.full(96, 30.0)], 1)
+    assert (cam.depth(rim) <= 0).any()
+    pts = render._image_poly(cam, rim)
+    assert len(pts) >= 3 and np.isfinite(pts).all()
+    assert pts.min() >= -2 * 640 and pts[:, 0].max() <= 3 * 640 and pts[:, 1].max() <= 3 * 480
+    behind = rim.copy()
+    behind[:, 2] = 500.0  # entirely above the lens
+    assert render._poly(cam, behind) is None
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+@pytest.mark.parametrize("hand", [False, True])
+def test_long_sequences_never_allocate_beyond_the_frame(seed, hand):
+    # Reported: a 170 GiB canvas in _draw_die and "array is too big" in _die_shadow for these seeds
+    # (boxes around wildly projected points). Every drawing box is now cut to the frame.
+    frames, scene = roll_sequence(rng(seed), size=(640, 480), n_frames=30, hand=hand)
+    assert len(frames) == 30 and all(f.shape == (480, 640, 3) for f in frames)
+
+
+def test_dice_off_the_frame_or_behind_the_lens_are_skipped_within_the_frame():
+    stage, dice = render._scene_setup(rng(5), (320, 240), 1, "pip", "train", None, None, False)
+    frame = stage.background.copy()
+    d = dice[0]
+    cam = stage.camera
+    for centre in ([5000.0, 0.0, 8.0], [0.0, 0.0, float(cam.position[2])], cam.position + [0, 0, 50.0]):
+        far = render._Die(d.design, d.side, d.rotation, np.array(centre, float), d.spins)
+        for draw in (render._draw_die, render._die_shadow):
+            box = draw(frame, stage, far)
+            assert box is None or (0 <= box[0] <= box[2] <= 320 and 0 <= box[1] <= box[3] <= 240)
+    # A die straddling the frame's edge is drawn, inside the frame only.
+    edge = render._Die(d.design, d.side, d.rotation, np.array([*cam.floor_point(0, 120)[:2], d.centre[2]]), d.spins)
+    box = render._draw_die(frame, stage, edge)
+    assert box is not None and box[0] == 0 and box[2] <= 320
