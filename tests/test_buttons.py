@@ -8,8 +8,7 @@ import threading
 import time
 
 import pytest
-from gpiozero import LED, Device
-from gpiozero.pins.mock import MockFactory
+from gpiozero import LED
 
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
@@ -18,15 +17,6 @@ from lcr_pi.inputs.keyboard import KeyboardInput, parse_command
 
 PINS = {"confirm": 5, "undo": 6, "repeat": 13, "status": 19, "choose": 26}
 LONG = 0.15  # long press for the tests, in seconds
-
-
-@pytest.fixture
-def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 @pytest.fixture

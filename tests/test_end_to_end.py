@@ -6,8 +6,6 @@ import wave
 
 import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from lcr_pi.demo_table import RenderedRolls
 from lcr_pi.inputs import ActionQueue
@@ -28,11 +26,8 @@ def reader():
 
 
 @pytest.fixture
-def pins():
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = None
+def pins(factory):
+    return factory
 
 
 class StopAfter:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gpiozero import Button, Device
+from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from lcr_pi.errors import UserError
@@ -14,15 +14,6 @@ SEATS = [17, 27, 22, 5]
 CENTRE, BUZZER = 23, 24
 ON, OFF, GAP, FLASH = 0.03, 0.03, 0.06, 0.02  # short blinks keep the tests fast
 LOW, HIGH = False, True
-
-
-@pytest.fixture
-def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 @pytest.fixture
