@@ -35,7 +35,7 @@ from lcr_pi.vision.render_designs import (
 )
 from lcr_pi.vision.render_surfaces import (
     CLUTTER_KINDS, SURFACES, ShadowCanvas, draw_clutter, draw_hand, fine_noise, hand_shapes, light_field,
-    line_kernel, surface, surfaces_in,
+    motion_blur, surface, surfaces_in,
 )
 
 __all__ = [
@@ -134,6 +134,17 @@ class _Stage:
     tray: dict
     exclusions: list
     style: dict
+    plate: "_Plate | None" = None   # the background before and after light and lens, made once
+
+
+@dataclass
+class _Plate:
+    """A picture as drawn (``raw``, uint8) and after the lens blur and the light field (``lit``,
+    float32). A frame is a plate plus what moves on it: only the boxes where something was drawn
+    need lighting again, and a still scene is lit once for all its frames."""
+
+    raw: np.ndarray
+    lit: np.ndarray
 
 
 def _parse_n(n_dice) -> tuple[int, int]:
@@ -607,7 +618,7 @@ def _die_shadow(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, 
     c = _blur(c, max(0.6, 0.06 * px))
     m = np.maximum(m, c)
     if abs(die.blur[0]) + abs(die.blur[1]) > 1.5:
-        m = cv2.filter2D(m, -1, line_kernel(die.blur))
+        m = motion_blur(m, die.blur)
     roi = frame[Y0:Y1, X0:X1].astype(np.float32)
     if die.design.translucent:  # light through a coloured die: a weaker, tinted shadow
         tint = np.asarray(die.design.body, np.float32) / 255
@@ -642,11 +653,16 @@ def _blur(m: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.resize(cv2.GaussianBlur(small, (0, 0), 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+TEXTURE_SIZES = (24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+
+
 def _texture_size(px: float) -> int:
-    for t in (24, 32, 48, 64, 96, 128, 192, 256):
+    """The texture side for a face drawn ``px`` pixels wide: a little larger, from a few fixed sizes
+    (so that cached textures are reused)."""
+    for t in TEXTURE_SIZES:
         if t >= 1.1 * px:
             return t
-    return 256
+    return TEXTURE_SIZES[-1]
 
 
 def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, int, int] | None:
@@ -675,14 +691,16 @@ def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, in
             faces.append((float(np.linalg.norm(view)), i))
     faces.sort(reverse=True)
     px = cam.px_per_mm(c) * s
-    t = _texture_size(px)
-    tex_pts = np.float32([[0, 0], [t, 0], [t, t], [0, t]])
-    ramp = _bevel_ramp(t, t * (die.design.rounding + 0.06))
     to_light = stage.light_pos - c
     to_light /= np.linalg.norm(to_light)
     cam_h = cam.position[2]
     for _, i in faces:
         label = die.design.layout[i]
+        face_px = cam.project(c + geo.face_corners(i, s) @ R.T)
+        # Each face's texture at the size the face is drawn (a near top face is larger than px).
+        t = _texture_size(float(np.linalg.norm(face_px - np.roll(face_px, 1, axis=0), axis=1).max()))
+        tex_pts = np.float32([[0, 0], [t, 0], [t, t], [0, t]])
+        ramp = _bevel_ramp(t, t * (die.design.rounding + 0.06))
         u, v = geo.FACE_U[i] @ R.T, geo.FACE_V[i] @ R.T
         lq = int(np.round(np.arctan2(-(to_light @ v), to_light @ u) / (np.pi / 4))) % 8
         tex, opacity = face_texture(die.design, label, t, die.spins[i], lq)
@@ -710,7 +728,7 @@ def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, in
                 ax = np.arange(t, dtype=np.float32) + 0.5
                 g = np.exp(-((ax - gx) ** 2) / (2 * sig * sig))[None, :] * np.exp(-((ax - gy) ** 2) / (2 * sig * sig))[:, None]
                 lit = lit + (g * 255 * stage.glare_strength * die.design.gloss)[..., None]
-        corners = _clamp(cam.project(c + geo.face_corners(i, s) @ R.T), w, h) - [x0, y0]
+        corners = _clamp(face_px, w, h) - [x0, y0]
         # Grow each face by half a pixel so that neighbouring faces leave no seam between them.
         mid = corners.mean(0)
         grow = corners + (corners - mid) * (0.7 / max(1.0, float(np.linalg.norm(corners - mid, axis=1).max())))
@@ -736,9 +754,8 @@ def _draw_die(frame: np.ndarray, stage: _Stage, die: _Die) -> tuple[int, int, in
         colour = op * colour + (1 - op) * (behind + glow)
     premult = colour * alpha[..., None]
     if abs(die.blur[0]) + abs(die.blur[1]) > 1.5:
-        k = line_kernel(die.blur)
-        premult = cv2.filter2D(premult, -1, k)
-        alpha = cv2.filter2D(alpha, -1, k)
+        both = motion_blur(np.dstack([premult, alpha]), die.blur)
+        premult, alpha = both[..., :3], both[..., 3]
     out = full_bg * (1 - alpha[..., None]) + premult
     frame[Y0:Y1, X0:X1] = np.clip(out[Y0 - y0 : Y1 - y0, X0 - x0 : X1 - x0], 0, 255).astype(np.uint8)
     return X0, Y0, X1, Y1
@@ -755,30 +772,76 @@ def _truth(stage: _Stage, die: _Die) -> RenderedDie:
                        cocked=die.cocked, design=die.design.name)
 
 
-def _compose(stage: _Stage, dice: list[_Die], rng, hand=None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Draw dice (and a hand) on the stage's background and apply light and camera effects."""
-    frame = stage.background.copy()
+def _draw_dice(frame: np.ndarray, stage: _Stage, dice: list[_Die]) -> list[tuple[int, int, int, int]]:
+    """Shadows, then dice from the farthest to the nearest; returns the pixel boxes they changed."""
     cam = stage.camera
     order = sorted(dice, key=lambda d: -float(cam.depth(d.centre[None])[0]))
-    for d in order:
-        _die_shadow(frame, stage, d)
-    for d in order:
-        _draw_die(frame, stage, d)
+    boxes = [_die_shadow(frame, stage, d) for d in order]
+    boxes += [_draw_die(frame, stage, d) for d in order]
+    return [b for b in boxes if b is not None]
+
+
+def _light(stage: _Stage, raw: np.ndarray, box=None) -> np.ndarray:
+    """Lens defocus and the light field (gain) of ``raw``, float32, for the whole frame or a pixel box.
+
+    A box is blurred with a margin wide enough for the blur kernel, so that it matches the same
+    box of the whole frame blurred."""
+    h, w = raw.shape[:2]
+    x0, y0, x1, y1 = box or (0, 0, w, h)
+    if stage.blur_sigma > 0.3:
+        r = int(np.ceil(4 * stage.blur_sigma)) + 1
+        X0, Y0, X1, Y1 = max(0, x0 - r), max(0, y0 - r), min(w, x1 + r), min(h, y1 + r)
+        src = cv2.GaussianBlur(raw[Y0:Y1, X0:X1], (0, 0), stage.blur_sigma)[y0 - Y0 : y1 - Y0, x0 - X0 : x1 - X0]
+    else:
+        src = raw[y0:y1, x0:x1]
+    return cv2.multiply(src, stage.gain[y0:y1, x0:x1], dtype=cv2.CV_32F)
+
+
+def _background(stage: _Stage) -> _Plate:
+    if stage.plate is None:
+        stage.plate = _Plate(stage.background, _light(stage, stage.background))
+    return stage.plate
+
+
+def _still(stage: _Stage, base: _Plate, dice: list[_Die]) -> _Plate:
+    """A plate with dice that no longer move drawn (and lit) on it."""
+    raw = base.raw.copy()
+    lit = base.lit.copy()
+    for x0, y0, x1, y1 in _draw_dice(raw, stage, dice):
+        lit[y0:y1, x0:x1] = _light(stage, raw, (x0, y0, x1, y1))
+    return _Plate(raw, lit)
+
+
+def _compose(stage: _Stage, dice: list[_Die], rng, hand=None, base: _Plate | None = None
+             ) -> tuple[np.ndarray, np.ndarray | None]:
+    """One camera frame: dice (and a hand) drawn on a plate (the stage's background by default),
+    then light and camera effects."""
+    base = base or _background(stage)
+    raw = base.raw.copy()
+    boxes = _draw_dice(raw, stage, dice)
     hand_mask = None
     if hand is not None:
-        hand_mask = draw_hand(frame, **hand)
-    return _finish(frame, stage, rng), hand_mask
+        hand_mask, box = draw_hand(raw, **hand)
+        if box is not None:
+            boxes.append(box)
+    return _finish(stage, rng, base, raw, boxes), hand_mask
 
 
-def _finish(frame: np.ndarray, stage: _Stage, rng) -> np.ndarray:
-    h, w = frame.shape[:2]
-    if stage.blur_sigma > 0.3:  # lens defocus (before the gain: the light field is smooth anyway)
-        frame = cv2.GaussianBlur(frame, (0, 0), stage.blur_sigma)
-    f = frame.astype(np.float32)
-    cv2.multiply(f, stage.gain, dst=f)
-    if stage.noise_sigma > 0:
-        cv2.scaleAdd(fine_noise(rng, h, w, 3), stage.noise_sigma, f, dst=f)
-    out = np.clip(f, 0, 255, out=f).astype(np.uint8)
+def _finish(stage: _Stage, rng, base: _Plate, raw: np.ndarray, boxes) -> np.ndarray:
+    """The camera's picture of ``raw``: the base plate's lit pixels, relit inside ``boxes`` (where
+    ``raw`` differs from the plate), plus this frame's sensor noise and JPEG loss."""
+    h, w = raw.shape[:2]
+    noise = fine_noise(rng, h, w, 3) if stage.noise_sigma > 0 else None
+
+    def expose(lit, y0, y1, x0, x1):  # noise, then rounded and saturated to 8 bits
+        if noise is None:
+            return cv2.addWeighted(lit, 1.0, lit, 0.0, 0.0, dtype=cv2.CV_8U)
+        return cv2.addWeighted(lit, 1.0, noise[y0:y1, x0:x1], stage.noise_sigma, 0.0, dtype=cv2.CV_8U)
+
+    out = expose(base.lit, 0, h, 0, w)
+    for x0, y0, x1, y1 in boxes:
+        if x1 > x0 and y1 > y0:
+            out[y0:y1, x0:x1] = expose(_light(stage, raw, (x0, y0, x1, y1)), y0, y1, x0, x1)
     if stage.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(stage.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -955,6 +1018,8 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
         del edge_angle
     frames = []
     exposure = 0.5
+    settled = max(pl["stop"] for pl in plans)
+    still = None  # once every die rests, the dice are drawn and lit once for all later frames
     for k in range(n):
         dice_k = []
         for d, pl in zip(rest, plans):
@@ -978,9 +1043,13 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
             pos, prev = at(u), at(max(0.0, u - exposure / span))
             ang = float(np.arctan2(*(-enter_dir)[::-1]))
             hand_args = _hand_args(stage, rng, shapes, pos, ang, hand_height, tuple(float(x) for x in pos - prev))
-        img, _ = _compose(stage, dice_k, rng, hand_args)
+        if k >= settled:
+            still = still or _still(stage, _background(stage), dice_k)
+            img, _ = _compose(stage, [], rng, hand_args, base=still)
+        else:
+            img, _ = _compose(stage, dice_k, rng, hand_args)
         frames.append(img)
-    stage.style["sequence"] = {"n_frames": n, "rest_frame": max(pl["stop"] for pl in plans),
+    stage.style["sequence"] = {"n_frames": n, "rest_frame": settled,
                                "hand_frames": list(hand_frames) if hand_frames else None}
     stage.style["occluder"] = None
     truth = tuple(_truth(stage, d) for d in rest)

@@ -8,7 +8,9 @@ shades and warps them); they are cached because a scene reuses them across frame
 
 from __future__ import annotations
 
+import collections
 import functools
+import threading
 import pathlib
 import zlib
 from dataclasses import dataclass
@@ -185,13 +187,42 @@ def _star_mask(size: int, rng_angle: float, inner: float) -> np.ndarray:
     return m
 
 
-@functools.lru_cache(maxsize=768)
+_TEXTURES: "collections.OrderedDict[tuple, tuple]" = collections.OrderedDict()
+_TEXTURE_BUDGET = 160 * 2**20  # bytes of cached textures (a 512-pixel face is 3 MiB)
+_texture_bytes = 0
+_texture_lock = threading.Lock()  # the demo and the settle tests may render from other threads
+
+
 def face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: int) -> tuple[np.ndarray, np.ndarray | None]:
     """Unlit texture of one face: (size, size, 3) float32 BGR, and an opacity map for translucent dice.
 
     ``spin`` turns the print by quarter turns in the face; ``light_q`` is the direction of the
     light in the face plane in eighths of a turn (it decides which side of a pip's pit is shaded).
+    Textures are cached (least recently used first out, within a memory budget); treat them as
+    read-only.
     """
+    global _texture_bytes
+    key = (design, label, size, spin, light_q)
+    with _texture_lock:
+        hit = _TEXTURES.get(key)
+        if hit is not None:
+            _TEXTURES.move_to_end(key)
+            return hit
+    made = _face_texture(design, label, size, spin, light_q)
+    for a in made:
+        if a is not None:
+            a.flags.writeable = False
+    with _texture_lock:
+        if key not in _TEXTURES:
+            _TEXTURES[key] = made
+            _texture_bytes += sum(a.nbytes for a in made if a is not None)
+        while _texture_bytes > _TEXTURE_BUDGET and len(_TEXTURES) > 1:
+            _, old = _TEXTURES.popitem(last=False)
+            _texture_bytes -= sum(a.nbytes for a in old if a is not None)
+    return made
+
+
+def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: int) -> tuple[np.ndarray, np.ndarray | None]:
     t = size
     body = np.asarray(design.body, np.float32)
     tex = np.empty((t, t, 3), np.float32)

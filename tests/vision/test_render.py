@@ -207,7 +207,7 @@ def raw_render(monkeypatch):
     """Render helpers without lens and sensor effects (gain, noise, blur, JPEG), so that pixels the
     dice change can be told exactly from pixels they leave alone; ``bare`` renders the same scene
     (same seed, same random draws) without drawing any die or die shadow."""
-    monkeypatch.setattr(render, "_finish", lambda frame, stage, rng, *a, **k: frame)
+    monkeypatch.setattr(render, "_finish", lambda stage, rng, base, raw, boxes: raw)
 
     def bare(fn, *args, **kwargs):
         with monkeypatch.context() as m:
