@@ -322,3 +322,45 @@ def test_dice_off_the_frame_or_behind_the_lens_are_skipped_within_the_frame():
     edge = render._Die(d.design, d.side, d.rotation, np.array([*cam.floor_point(0, 120)[:2], d.centre[2]]), d.spins)
     box = render._draw_die(frame, stage, edge)
     assert box is not None and box[0] == 0 and box[2] <= 320
+
+
+# --------------------------------------------------------------------------------------------
+# The shortcuts that make rendering fast give the same pictures as the long way round.
+
+
+def _blurry_stage():
+    for seed in range(40):
+        stage, dice = render._scene_setup(rng(seed), (480, 360), 2, "pip", "train", None, None, False)
+        if stage.blur_sigma > 0.8:
+            return stage, dice
+    raise AssertionError("no scene with lens blur")
+
+
+def test_relighting_a_box_matches_lighting_the_whole_frame():
+    stage, dice = _blurry_stage()
+    raw = stage.background.copy()
+    boxes = render._draw_dice(raw, stage, dice)
+    whole = render._light(stage, raw)
+    assert boxes
+    for x0, y0, x1, y1 in boxes + [(0, 0, 480, 9), (470, 350, 480, 360)]:
+        assert np.array_equal(render._light(stage, raw, (x0, y0, x1, y1)), whole[y0:y1, x0:x1])
+
+
+def test_still_dice_drawn_once_give_the_frame_drawn_each_time():
+    stage, dice = _blurry_stage()
+    each_time, _ = render._compose(stage, dice, rng(1))
+    still = render._still(stage, render._background(stage), dice)
+    once, _ = render._compose(stage, [], rng(1), base=still)
+    assert np.array_equal(each_time, once)
+
+
+@pytest.mark.parametrize("vec", [(-6.0, 2.5), (25.0, 0.0), (-14.0, 30.0)])  # both ways of smearing
+def test_motion_blur_matches_a_line_kernel(vec):
+    from lcr_pi.vision.render_surfaces import line_kernel, motion_blur
+
+    img = np.zeros((120, 120, 4), np.float32)
+    cv2.rectangle(img, (45, 40), (75, 80), (200, 120, 40, 1.0), -1)
+    ref = cv2.filter2D(img, -1, line_kernel(vec), borderType=cv2.BORDER_CONSTANT)
+    fast = motion_blur(img, vec)
+    assert abs(float(fast[..., 3].sum()) - float(img[..., 3].sum())) < 0.02 * float(img[..., 3].sum())
+    assert float(np.abs(fast - ref).mean()) < 0.15 * float(np.abs(img - ref).mean())
