@@ -8,7 +8,6 @@ logged by name and that the night goes on (exit status 0, no restart loop).
 
 from __future__ import annotations
 
-import argparse
 import errno
 import fnmatch
 import io
@@ -266,9 +265,8 @@ def run_night(monkeypatch, tmp_path, typed: str, *, config_text: str, dice="keyb
     config = tmp_path / "lcr-pi.toml"
     config.write_text(config_text)
     monkeypatch.setattr(sys, "stdin", SlowTyping(typed, pause_s))
-    args = argparse.Namespace(config=str(config), players=None, dice=dice, camera=camera, state_dir=None,
-                              speech=None, new=True)
-    return run_command.run(args)
+    argv = ["run", "--config", str(config), "--dice", dice, "--new"] + (["--camera", camera] if camera else [])
+    return run_command.run(cli.build_parser().parse_args(argv))  # the real options, whatever run adds later
 
 
 def base_config(tmp_path, speech="print"):
