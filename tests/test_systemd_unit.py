@@ -136,6 +136,8 @@ def test_hardened_yet_reaching_gpio_camera_and_sound(unit):
     }
     for what, name in needed.items():
         assert any(fnmatch.fnmatchcase(name, g) for g in groups), f"no DeviceAllow for the {what}"
+    # Local sockets, udev (libcamera finds cameras through it) and the scoreboard's web server; nothing else.
+    assert set(service["RestrictAddressFamilies"].split()) == {"AF_UNIX", "AF_NETLINK", "AF_INET", "AF_INET6"}
     # The state folder is writable despite ProtectSystem=strict (StateDirectory), and so is the working
     # folder where lgpio makes its notification pipes.
     assert service["WorkingDirectory"] == f"/var/lib/{service['StateDirectory']}"
