@@ -154,8 +154,10 @@ class ReopeningSource:
         on_lost: Callable[[str], None] | None = None,
         on_back: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ):
         self.open_source = open_source
+        self.sleep = sleep
         self.patience = patience
         self.on_lost = on_lost
         self.on_back = on_back
@@ -186,6 +188,8 @@ class ReopeningSource:
     def read(self):
         if self.source is None:
             if self.clock() < self.retry_at:
+                # No camera: pause briefly so the referee loop waits instead of spinning a core.
+                self.sleep(min(0.05, max(0.0, self.retry_at - self.clock())))
                 return None
             self._open()
             if self.source is None:

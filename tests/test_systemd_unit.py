@@ -34,7 +34,7 @@ from lcr_pi.voice_setup import apply_choices, power_on_setup, SetupChoices
 REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "systemd" / "lcr-pi.service"
 EXAMPLE = REPO / "systemd" / "lcr-pi.example.toml"
-INSTALL_DOC = REPO / "docs" / "install-pi.md"
+INSTALL_DOC = REPO / "README.md"
 
 
 def parse_unit(text: str) -> dict[str, list[tuple[str, str]]]:
@@ -175,7 +175,7 @@ def test_the_arm64_check_script_is_valid_shell():
 
 
 def wiring_table() -> list[tuple[str, int, int]]:
-    """(part, BCM number, physical pin) rows of the wiring table in docs/install-pi.md."""
+    """(part, BCM number, physical pin) rows of the wiring table in README.md."""
     rows = re.findall(r"^\| ([^|]+?) \| GPIO(\d+) \| (\d+) \|", INSTALL_DOC.read_text(), re.M)
     return [(part, int(bcm), int(physical)) for part, bcm, physical in rows]
 

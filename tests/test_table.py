@@ -125,7 +125,7 @@ def test_a_camera_that_stops_is_reopened_and_the_table_is_told():
         return ListSource(batches[min(len(opened) - 1, 1)])
 
     source = ReopeningSource(open_camera, patience=2, on_lost=told.append, on_back=lambda: told.append("back"),
-                             clock=lambda: now[0])
+                             clock=lambda: now[0], sleep=lambda seconds: None)
     assert source.read() is not None and source.read() is not None
     assert source.read() is None and source.read() is None  # two empty reads: lost, reopen fails
     assert told == ["no frames from the camera"]

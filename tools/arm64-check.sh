@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The arm64 check: install lcr-pi and run its tests in an arm64 Debian bookworm (what Raspberry Pi OS
-# is built on), emulated with qemu-user on an x86-64 machine. See docs/install-pi.md, "The arm64 check".
+# is built on), emulated with qemu-user on an x86-64 machine. See README.md, "The arm64 check".
 #
 #   sudo tools/arm64-check.sh                    # build the root (once), install, run the whole suite
 #   sudo tools/arm64-check.sh -- tests/test_settings.py -x   # pytest arguments after "--"
@@ -105,7 +105,7 @@ else
         --exclude='*.egg-info' --exclude=./out --exclude=./build -cf - . | tar -x -C "$src"
 fi
 
-# 5. The install, as docs/install-pi.md tells a person to do it on the Pi.
+# 5. The install, as README.md tells a person to do it on the Pi.
 venv=/opt/lcr-pi/venv
 start=$SECONDS
 if [ ! -x "$root$venv/bin/python" ]; then

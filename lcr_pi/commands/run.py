@@ -8,6 +8,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
 from lcr_pi.settings import load_settings, with_players
 from lcr_pi.table import Table, run_loop
+from lcr_pi.voice_setup import power_on_setup
 
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
 
@@ -23,6 +24,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--state-dir", help="where the game, its log and evidence frames are kept")
     parser.add_argument("--speech", choices=["auto", "espeak-ng", "print"], help="speech engine (overrides the config)")
     parser.add_argument("--new", action="store_true", help="start a new game even if a saved one exists")
+    parser.add_argument("--setup", choices=["auto", "remembered", "ask", "off"], default="auto",
+                        help="the voice setup: auto (use the remembered one and offer to change it when the choose "
+                             "and confirm buttons are wired), remembered, ask (run it now), off (the config only)")
     parser.add_argument("--web", nargs="?", const="", metavar="HOST:PORT",
                         help="serve the live scoreboard page to phones on the local network, e.g. --web 8080 "
                              "(alone: the config's web.bind, 0.0.0.0:8080); see README 'Scoreboard'")
@@ -44,8 +48,16 @@ def apply_overrides(settings, args):
 
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    settings = apply_overrides(load_settings(args.config), args)
+    try:
+        settings = apply_overrides(load_settings(args.config), args)
+    except UserError as exc:
+        _say_settings_error(exc)
+        raise
+    settings, setup_problems = power_on_setup(settings, mode=args.setup)
+    if args.players:  # the command line wins over the remembered setup
+        settings = with_players(settings, [p.strip() for p in args.players.split(",")])
     night = assemble(settings, new=args.new)
+    night.problems[:0] = setup_problems
     try:
         dice_source = None
         if args.dice == "camera":
@@ -70,6 +82,17 @@ def run(args) -> int:
     finally:
         night.close()
     return 0
+
+
+def _say_settings_error(exc: UserError) -> None:
+    """A table without a screen must hear why it will not start (the service does not restart for this)."""
+    from lcr_pi.outputs.speech import make_speaker
+
+    log.error("%s", exc)
+    speaker = make_speaker()
+    speaker.say(f"The settings file has a mistake, so the game cannot start. {exc}.")
+    speaker.wait_until_idle(30)
+    speaker.close()
 
 
 def _encode_evidence():
