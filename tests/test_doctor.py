@@ -17,8 +17,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from lcr_pi.camera import FolderSource, open_frame_source
 from lcr_pi.commands import doctor as doctor_command
@@ -53,15 +51,6 @@ centre_led = 12
 confirm_button = 5
 undo_button = 6
 """
-
-
-@pytest.fixture
-def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 def settings_with(extra: str = "", base: str = GPIO_TOML):

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from lcr_pi import cli
@@ -196,12 +195,8 @@ def test_the_example_settings_are_valid_and_match_the_wiring_table():
 
 
 @pytest.fixture
-def mock_pins():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
+def mock_pins(factory):
+    return factory
 
 
 def test_the_example_settings_assemble_a_night_on_mock_pins(tmp_path, mock_pins):

@@ -11,14 +11,11 @@ import time
 import wave
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from lcr_pi.commands import setup as setup_command
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.outputs.speech import EspeakSpeaker
-from lcr_pi.referee import Say
 from lcr_pi.settings import parse_settings
 from lcr_pi.voice_setup import (
     SetupChoices,
@@ -228,15 +225,6 @@ def test_merging_into_the_settings_keeps_named_seats_and_trims_the_leds():
 
 
 # -- at power-on, with the table's buttons on mock pins ----------------------------------------------------------
-
-
-@pytest.fixture
-def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 def press(factory, number):
