@@ -81,3 +81,30 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_below: float = 1.0) -> np.ndarray:
+    """Class probabilities ``(len(crops), len(CLASSES))`` from the face classifier ``net``.
+
+    Test-time augmentation: a crop whose top class probability is below ``recheck_below`` is
+    classified again at ``rotations`` right-angle turns and the probabilities are averaged (the
+    classifier is trained at every rotation, so the turns are equally valid views; averaging them
+    removes much of the chance that one view is confidently wrong). ``recheck_below=1.0`` turns
+    every crop; ``rotations=1`` turns none.
+    """
+    if not crops:
+        return np.zeros((0, len(CLASSES)), np.float32)
+    net.setInput(crops_to_blob(crops))
+    probs = softmax(net.forward().reshape(len(crops), len(CLASSES)))
+    if rotations <= 1:
+        return probs
+    again = [i for i in range(len(crops)) if probs[i].max() < recheck_below]
+    if not again:
+        return probs
+    turns = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)[: rotations - 1]
+    turned = [cv2.rotate(crops[i], t) for t in turns for i in again]
+    net.setInput(crops_to_blob(turned))
+    more = softmax(net.forward().reshape(len(turned), len(CLASSES))).reshape(len(turns), len(again), len(CLASSES))
+    probs[again] = (probs[again] + more.sum(0)) / (1 + len(turns))
+    return probs
+

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES, crop_die, crops_to_blob, sharpness, softmax
+from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
 from lcr_pi.vision.detect import decode_detections, prepare_detector_input
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -57,11 +57,14 @@ class ReaderSettings:
     cocked_probability: float = 0.5  # a die whose "cocked" share is above this is cocked
     blank_std: float = 4.0  # grey-level spread below which a frame is blank
     blurred_sharpness: float = 0.09  # median die sharpness below this: motion blur, "obstructed"
+    tta_rotations: int = 4  # a die the classifier is not already sure of is looked at in 4 turns...
+    tta_below: float = 0.999  # ...when its top class probability is below this
+
 
     @classmethod
     def from_json(cls, path: Path) -> "ReaderSettings":
         data = json.loads(path.read_text())
-        known = {k: float(v) for k, v in data.items() if k in cls.__dataclass_fields__}
+        known = {k: (int(v) if k == "tta_rotations" else float(v)) for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
 
@@ -176,8 +179,7 @@ class DiceReader:
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-        self._classifier.setInput(crops_to_blob(crops))
-        probs = softmax(self._classifier.forward().reshape(len(dets), len(CLASSES)))
+        probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below)
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
 

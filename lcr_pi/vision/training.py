@@ -38,13 +38,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lcr_pi.vision.classify import CLASSES, CROP_SCALE, CROP_SIZE, crop_die, crops_to_blob
+from lcr_pi.vision.classify import CLASSES, CROP_SCALE, CROP_SIZE, classify_crops, crop_die, crops_to_blob
 from lcr_pi.vision.dataset import load_roll_folder, read_image
 from lcr_pi.vision.detect import DETECT_LONG_SIDE, STRIDE, decode_detections, prepare_detector_input
 
 PATCH = 256
 REGION = 96  # classifier training regions are cut at REGION px covering REGION_SCALE * face
 REGION_SCALE = 2.6
+DOUBT_GRID = (0.05, 0.1, 0.2)  # detector peaks below the chosen one are ignored, above it doubtful
+REAL_WEIGHT = 3.0  # within a class, a real photo's crop is drawn this many times as often as a render
 
 
 @dataclass
@@ -385,9 +387,11 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
     net = cv2.dnn.readNetFromONNX(str(detector)) if detector else None
     regions, labels = [], []
     bg = CLASSES.index("background")
+    real = []
     for s in samples:
         if s.held_out != held_out:
             continue
+        before = len(labels)
         dets = []
         if net is not None and s.source != "synthetic":
             blob, scale = prepare_detector_input(s.image)
@@ -405,6 +409,11 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
             sizes.append(side)
             regions.append(_region(s.image, cx, cy, side))
             labels.append(CLASSES.index(s.faces[i]))
+            if matches[i] is not None and s.sizes[i] is not None:
+                # Also where the detector put it: the reader crops from detections, not labels.
+                d = dets[matches[i]]
+                regions.append(_region(s.image, d.cx, d.cy, max(d.w, d.h)))
+                labels.append(CLASSES.index(s.faces[i]))
         typical = float(np.median(sizes)) if sizes else 0.08 * max(s.image.shape[:2])
         used = set(m for m in matches if m is not None)
         for j, d in enumerate(dets):
@@ -421,7 +430,21 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
                 continue
             regions.append(_region(s.image, cx, cy, side))
             labels.append(bg)
-    return np.stack(regions), np.array(labels, np.int64)
+        real.extend([s.source != "synthetic"] * (len(labels) - before))
+    return np.stack(regions), np.array(labels, np.int64), np.array(real, bool)
+
+
+def cached_regions(cache: Path, samples, detector: Path, seed: int, held_out: bool, tag: str = "train"):
+    """:func:`gather_regions`, cached in ``cache`` under the detector's hash (they depend on it)."""
+    digest = hashlib.sha1(detector.read_bytes()).hexdigest()[:10] if detector.is_file() else "none"
+    path = cache / f"regions2_{tag}_{seed}_{digest}.npz"
+    if path.exists():
+        data = np.load(path)
+        return data["regions"], data["labels"], data["real"]
+    regions, labels, real = gather_regions(samples, detector if detector.is_file() else None,
+                                           np.random.default_rng(seed + 2), held_out=held_out)
+    np.savez(path, regions=regions, labels=labels, real=real)
+    return regions, labels, real
 
 
 def classifier_example(region: np.ndarray, rng: np.random.Generator, jitter: bool = True) -> np.ndarray:
@@ -441,18 +464,60 @@ def classifier_example(region: np.ndarray, rng: np.random.Generator, jitter: boo
     return photometric(crop, rng) if jitter else crop
 
 
-def train_classifier(regions, labels, out: Path, seed: int, steps: int, threads: int) -> Path:
+def classifier_accuracy(model, regions, labels) -> tuple[float, np.ndarray]:
+    """Accuracy and confusion matrix (rows: truth, columns: predicted) on nominal crops."""
+    import torch
+
+    model.eval()
+    preds = []
+    with torch.no_grad():
+        for i in range(0, len(labels), 512):
+            crops = [classifier_example(r, None, jitter=False) for r in regions[i:i + 512]]
+            preds.append(model(torch.from_numpy(crops_to_blob(crops))).argmax(1).numpy())
+    model.train()
+    pred = np.concatenate(preds) if preds else np.zeros(0, np.int64)
+    confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
+    np.add.at(confusion, (labels, pred), 1)
+    return float((pred == labels).mean()) if len(labels) else 0.0, confusion
+
+
+def print_confusion(confusion: np.ndarray) -> None:
+    print("      " + " ".join(f"{c[:4]:>4}" for c in CLASSES))
+    for i, row in enumerate(confusion):
+        if row.sum():
+            print(f"{CLASSES[i][:5]:>5} " + " ".join(f"{v:4d}" for v in row))
+
+
+def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, threads: int, held: dict | None = None,
+                     init: Path | None = None) -> Path:
+    """Train the face classifier on ``regions``; ``held`` maps a name to held-out (regions, labels)
+    whose accuracy is printed every 200 steps (never used to choose weights)."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed + 1)
     model = _build_classifier()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    max_lr = 3e-3
+    if init is not None:
+        model.load_state_dict(torch.load(init))
+        max_lr = 1e-3  # continuing: a gentler cycle
+        print(f"continuing from {init}")
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(float)
     print("classifier examples per class:", dict(zip(CLASSES, counts.astype(int).tolist())))
-    w = 1.0 / np.maximum(counts[labels], 1) ** 0.5
+    # Class-balanced: every class is drawn equally often (no label smoothing: the reader's
+    # confidence threshold must be reachable).
+    # Within a class, real photos are drawn REAL_WEIGHT times as often as rendered crops (the
+    # real test sets are what must be read; renders teach letters, poses and looks). The rare
+    # cocked class gets half a share: its few renders are easily over-fitted, and a die called
+    # cocked only costs a re-roll.
+    w = np.where(real, REAL_WEIGHT, 1.0)
+    for c in range(len(CLASSES)):
+        in_class = labels == c
+        if in_class.any():
+            w[in_class] *= (0.5 if CLASSES[c] == "cocked" else 1.0) / w[in_class].sum()
     w /= w.sum()
     batch = 96
     t0 = time.time()
@@ -461,19 +526,28 @@ def train_classifier(regions, labels, out: Path, seed: int, steps: int, threads:
         idx = rng.choice(len(labels), size=batch, p=w)
         x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
         y = torch.from_numpy(labels[idx])
-        loss = torch.nn.functional.cross_entropy(model(x), y, label_smoothing=0.05)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
         sched.step()
         if step % 200 == 0 or step == steps - 1:
-            print(f"classifier step {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+            report = ""
+            for name, (r, l, _) in (held or {}).items():
+                acc, _ = classifier_accuracy(model, r, l)
+                report += f" held-out {name} {acc:.4f}"
+            print(f"classifier step {step}/{steps} loss {loss.item():.3f}{report} {time.time() - t0:.0f}s", flush=True)
+    for name, (r, l, _) in (held or {}).items():
+        acc, confusion = classifier_accuracy(model, r, l)
+        print(f"held-out {name}: accuracy {acc:.4f} on {len(l)} crops")
+        print_confusion(confusion)
     path = out / "dice_faces.onnx"
+    torch.save(model.state_dict(), out / "dice_faces.pt")  # not shipped: lets a later run continue (--classifier-init)
     _export(model, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
     return path
 
 
-def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.005) -> dict:
+def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> dict:
     """Pick the lowest face-confidence threshold whose silent-error rate on held-out *train*
     frames is at most ``max_silent``; write it to ``models/reader.json``.
 
@@ -494,14 +568,9 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.005) ->
             continue
         blob, scale = prepare_detector_input(s.image)
         reader._detector.setInput(blob)
-        dets = decode_detections(reader._detector.forward(), scale, doubt=base.doubt_detection)
-        probs = np.zeros((0, len(CLASSES)), np.float32)
-        if dets:
-            crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-            reader._classifier.setInput(crops_to_blob(crops))
-            out = reader._classifier.forward().reshape(len(dets), len(CLASSES))
-            probs = np.exp(out - out.max(1, keepdims=True))
-            probs /= probs.sum(1, keepdims=True)
+        dets = decode_detections(reader._detector.forward(), scale, doubt=min(DOUBT_GRID))
+        crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
+        probs = classify_crops(reader._classifier, crops, base.tta_rotations, base.tta_below)
         if s.source == "synthetic":
             boxes = tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
             kind = "wild" if any(f in ("L", "C", "R", "W") for f in s.faces) else "pip"
@@ -512,33 +581,66 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.005) ->
             boxes = pips if pips else tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
             label = SimpleNamespace(faces=tuple(s.faces), boxes=boxes, box_kind="pip" if pips else "die")
             kind = "pip"
-        cached.append((dets, probs, s.image.shape, label, kind))
-    print(f"calibrating on {len(cached)} held-out train frames")
+        cached.append((dets, probs, s.image.shape, label, kind, "synthetic" if s.source == "synthetic" else "real"))
+    groups = sorted({g for *_, g in cached})
+    print(f"calibrating on {len(cached)} held-out train frames: "
+          + ", ".join(f"{sum(c[-1] == g for c in cached)} {g}" for g in groups))
+    # Only thresholds some held-out die actually reaches (a threshold above every confidence
+    # would make every frame unsure: safe but useless).
+    reached = []
+    for dets, probs, shape, label, kind, _ in cached:
+        if len(probs):
+            allowed = probs[:, [CLASSES.index(c) for c in (("1", "2", "3", "4", "5", "6") if kind == "pip" else ("1", "L", "C", "R", "W"))]]
+            strong = np.array([d.score >= 0.3 for d in dets])
+            reached.extend((allowed.max(1) / probs.sum(1))[strong].tolist())
+    top = float(np.quantile(reached, 0.75)) if reached else 0.9
+    grid = [t for t in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999)
+            if t <= top]
+    print(f"a quarter of held-out detections (score >= 0.3) reach confidence {top:.5f}; confidence grid {grid}")
     table = []
-    for det_t in [0.2, 0.25, 0.3, 0.35, 0.4, 0.5]:
-        for t in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995]:
-            st = replace(base, sure_confidence=t, sure_detection=det_t)
-            scores, cocked_verdicts = [], []
-            for dets, probs, shape, label, kind in cached:
-                if not dets:
-                    scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
-                    continue
-                reading = interpret(dets, probs, shape, kind, st)
-                if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
-                    cocked_verdicts.append(reading.verdict)
-                    continue
-                scores.append(score_image(label, reading))
-            m = summarize(scores, [])
-            table.append(((det_t, t), m))
-            print(f"  detection {det_t:.2f} confidence {t:.3f}: die acc {m['die_accuracy']:.4f} "
-                  f"image acc {m['image_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f} "
-                  f"cocked scenes: {sum(v == 'cocked' for v in cocked_verdicts)}/{len(cocked_verdicts)} cocked, "
-                  f"{sum(v == 'clear' for v in cocked_verdicts)} clear")
-    ok = [(m["unsure_rate"], -m["die_accuracy"], key) for key, m in table if m["silent_error_rate"] <= max_silent]
-    det_t, chosen = min(ok)[2] if ok else (0.4, 0.995)
-    settings = replace(base, sure_confidence=chosen, sure_detection=det_t)
+    for doubt, det_t, t in [(a, b, c) for a in DOUBT_GRID for b in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5) for c in grid if b >= a]:
+        if True:
+            st = replace(base, sure_confidence=t, sure_detection=det_t, doubt_detection=doubt)
+            per_group = {}
+            for group in groups:
+                scores, cocked_verdicts = [], []
+                for all_dets, all_probs, shape, label, kind, g in cached:
+                    if g != group:
+                        continue
+                    keep = [i for i, d in enumerate(all_dets) if d.score >= doubt]
+                    dets, probs = [all_dets[i] for i in keep], all_probs[keep]
+                    if not dets:
+                        scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
+                        continue
+                    reading = interpret(dets, probs, shape, kind, st)
+                    if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
+                        cocked_verdicts.append(reading.verdict)
+                        continue
+                    scores.append(score_image(label, reading))
+                m = summarize(scores, [])
+                m["cocked_scenes"] = len(cocked_verdicts)
+                m["cocked_read_clear"] = sum(v == "clear" for v in cocked_verdicts)
+                per_group[group] = m
+            table.append(((doubt, det_t, t), per_group))
+            print(f"  doubt {doubt:.2f} detection {det_t:.2f} confidence {t:.4f}: " + "; ".join(
+                f"{g} die acc {m['die_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f}"
+                + (f" cocked scenes read clear {m['cocked_read_clear']}/{m['cocked_scenes']}" if m["cocked_scenes"] else "")
+                for g, m in per_group.items()), flush=True)
+    # Each group (real photos, rendered scenes) must keep silent errors within max_silent; among
+    # those pairs, the fewest unsure frames (mean over groups), then the best die accuracy.
+    ok = [(np.mean([m["unsure_rate"] for m in pg.values()]), -np.mean([m["die_accuracy"] for m in pg.values()]), key)
+          for key, pg in table if all(m["silent_error_rate"] <= max_silent for m in pg.values())]
+    if ok:
+        doubt, det_t, chosen = min(ok)[2]
+    else:  # nothing safe enough: the fewest silent errors, and say so
+        doubt, det_t, chosen = min((max(m["silent_error_rate"] for m in pg.values()), key) for key, pg in table)[1]
+        print(f"WARNING: no threshold keeps silent errors <= {max_silent:.1%} in every group")
+    settings = replace(base, sure_confidence=chosen, sure_detection=det_t, doubt_detection=doubt)
     (models / "reader.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
-    print(f"chose sure_detection {det_t} sure_confidence {chosen}")
+    print(f"chose doubt_detection {doubt} sure_detection {det_t} sure_confidence {chosen}")
+    for key, pg in table:
+        if key == (doubt, det_t, chosen):
+            print("at the chosen thresholds:", json.dumps(pg))
     return asdict(settings)
 
 
@@ -553,6 +655,8 @@ def main(argv=None) -> int:
     parser.add_argument("--calibration-scenes", type=int, default=300)
     parser.add_argument("--detector-steps", type=int, default=2500)
     parser.add_argument("--classifier-steps", type=int, default=3000)
+    parser.add_argument("--classifier-init", type=Path, default=None,
+                        help="continue training from these classifier weights (dice_faces.pt from an earlier run)")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -567,19 +671,23 @@ def main(argv=None) -> int:
     print(f"{len(samples)} frames ({sum(s.held_out for s in samples)} held out for calibration)")
     if args.step in ("detector", "all"):
         train_detector(samples, args.out, args.seed, args.detector_steps, args.threads)
+    held = []
+    if args.step in ("classifier", "calibrate", "all") and args.calibration_scenes:
+        calib_path = args.cache / f"scenes_{args.seed + 1000}.npz"
+        if not calib_path.exists():
+            render_scenes(args.cache, args.calibration_scenes, args.seed + 1000)
+        held = load_scenes(calib_path)
+        for s in held:
+            s.held_out = True
     if args.step in ("classifier", "all"):
-        rng = np.random.default_rng(args.seed + 2)
-        regions, labels = gather_regions(samples, args.out / "dice_detector.onnx", rng, held_out=False)
-        train_classifier(regions, labels, args.out, args.seed, args.classifier_steps, args.threads)
+        detector = args.out / "dice_detector.onnx"
+        regions, labels, real = cached_regions(args.cache, samples, detector, args.seed, held_out=False)
+        real_samples = [s for s in samples if s.source != "synthetic"]
+        watch = {"real": cached_regions(args.cache, real_samples, detector, args.seed, held_out=True, tag="real-held"),
+                 "synthetic": cached_regions(args.cache, held, detector, args.seed, held_out=True, tag="synth-held")}
+        train_classifier(regions, labels, real, args.out, args.seed, args.classifier_steps, args.threads, watch,
+                         args.classifier_init)
     if args.step in ("calibrate", "all"):
-        held = []
-        if args.calibration_scenes:
-            calib_path = args.cache / f"scenes_{args.seed + 1000}.npz"
-            if not calib_path.exists():
-                render_scenes(args.cache, args.calibration_scenes, args.seed + 1000)
-            held = load_scenes(calib_path)
-            for s in held:
-                s.held_out = True
         calibrate(samples + held, args.out)
     return 0
 
