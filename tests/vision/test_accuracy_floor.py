@@ -16,10 +16,12 @@ from lcr_pi.vision.reader import DiceReader
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
-# set -> (minimum die accuracy, maximum silent error rate)
+# set -> (minimum die accuracy, maximum silent error rate). Measured 2026-11-29 with the shipped
+# models: nell-byler 81.2% die accuracy, 2.0% silent (1 of 50 images); matteop65 72.2%, 2.3%
+# (2 of 86). The floors allow about 2 points of accuracy and one more silent image.
 FLOORS = {
-    "nell-byler-d6/test": (0.90, 0.04),
-    "matteop65-d6/test": (0.90, 0.04),
+    "nell-byler-d6/test": (0.79, 0.04),
+    "matteop65-d6/test": (0.70, 0.035),
 }
 
 
@@ -28,7 +30,6 @@ def reader():
     return DiceReader()
 
 
-@pytest.mark.xfail(strict=True, reason="shipped models are undertrained (classifier: 700 steps; label smoothing caps confidence below the calibrated 0.995 threshold), so every frame is read as unsure: 0% die accuracy, 0% silent errors. Retrain per models/README.md, then set the floors from the new numbers.")
 @pytest.mark.parametrize("set_name", sorted(FLOORS))
 def test_real_test_set_floor(reader, set_name):
     folder = DATA / set_name

