@@ -57,6 +57,10 @@ class ReaderSettings:
     cocked_probability: float = 0.5  # a die whose "cocked" share is above this is cocked
     blank_std: float = 4.0  # grey-level spread below which a frame is blank
     blurred_sharpness: float = 0.09  # median die sharpness below this: motion blur, "obstructed"
+    # Two top faces overlapping by more than this share of the smaller are both unsure (one face
+    # split in two, e.g. the pips of a 2). Off (1.0) for now: on the held-out train photos any
+    # value tried (0.1-0.3) only cost die accuracy (touching dice's rough outlines overlap).
+    max_face_overlap: float = 1.0
     tta_rotations: int = 4  # a die the classifier is not already sure of is looked at in 4 turns...
     tta_below: float = 0.999  # ...when its top class probability is below this
 
@@ -211,6 +215,7 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
     allowed = _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
     dice, unsure, cocked = [], [], []
+    overlapping = overlapping_faces([dets[i] for i in keep], st.max_face_overlap)
     for j, i in enumerate(keep):
         d, p = dets[i], probs[i]
         faces_p = p[allowed]
@@ -221,7 +226,8 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
         if name == "1" and kind != "pip":
             name = "dot"
         is_cocked = float(p[_COCKED] / total) >= st.cocked_probability
-        sure = (not is_cocked and confidence >= st.sure_confidence and d.score >= st.sure_detection)
+        sure = (not is_cocked and confidence >= st.sure_confidence and d.score >= st.sure_detection
+                and j not in overlapping)
         corners = tuple((float(x), float(y)) for x, y in d.corners())
         dice.append(DieReading(
             face=name, confidence=round(confidence, 4), box=tuple(float(v) for v in d.box),
@@ -253,6 +259,34 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
                        f"Not sure about {named}; please check or re-roll.", kind, tuple(map(tuple, probs_kept[order])))
     return Reading(tuple(dice), "clear", (), f"Read {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {faces}.",
                    kind, tuple(map(tuple, probs_kept[order])))
+
+
+def overlapping_faces(dets, max_overlap: float) -> set[int]:
+    """Indices of detections whose top-face outlines overlap another's by more than
+    ``max_overlap`` of the smaller face.
+
+    Two flat dice cannot show overlapping top faces, so such a pair means the detector has split
+    one face (say the two pips of a 2) or doubled a die: neither may be announced as sure.
+
+    >>> from lcr_pi.vision.detect import Detection
+    >>> sorted(overlapping_faces([Detection(0, 0, 40, 40, 0, 1), Detection(24, 22, 40, 40, 0, 1),
+    ...                           Detection(100, 0, 40, 40, 0, 1)], 0.1))
+    [0, 1]
+    >>> overlapping_faces([Detection(0, 0, 40, 40, 0, 1), Detection(41, 0, 40, 40, 0, 1)], 0.1)
+    set()
+    """
+    outlines = [d.corners().astype(np.float32) for d in dets]
+    areas = [abs(float(cv2.contourArea(o))) for o in outlines]
+    found = set()
+    for a in range(len(dets)):
+        for b in range(a + 1, len(dets)):
+            da, db = dets[a], dets[b]
+            if abs(da.cx - db.cx) * 2 >= da.w + db.w or abs(da.cy - db.cy) * 2 >= da.h + db.h:
+                continue
+            inter, _ = cv2.intersectConvexConvex(outlines[a], outlines[b])
+            if inter > max_overlap * max(1e-6, min(areas[a], areas[b])):
+                found.update((a, b))
+    return found
 
 
 def _name_dice(dice: list[DieReading]) -> str:

@@ -203,6 +203,13 @@ def test_test_time_augmentation_averages_the_four_turns():
     assert classify_crops(CornerNet(), [], rotations=4).shape == (0, len(CLASSES))
 
 
+def test_overlapping_faces_are_unsure_when_asked():
+    split = [Detection(100, 100, 40, 40, 0.0, 0.9), Detection(124, 122, 40, 40, 0.0, 0.9)]
+    r = interpret(split, probs_for("1", "1"), (480, 1000), "pip", ReaderSettings(max_face_overlap=0.1))
+    assert r.verdict == "unsure" and r.unsure_dice == (0, 1)
+    assert interpret(split, probs_for("1", "1"), (480, 1000), "pip", ReaderSettings()).verdict == "clear"
+
+
 def test_blurred_frame_is_obstructed():
     r = interpret(dets(2), probs_for("3", "4"), (480, 1000), "pip", ReaderSettings(), sharpnesses=[0.05, 0.04])
     assert r.verdict == "obstructed" and r.unsure_dice == (0, 1) and "blurred" in r.message
