@@ -83,14 +83,15 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_below: float = 1.0) -> np.ndarray:
+def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_below: float = 1.0, only=None) -> np.ndarray:
     """Class probabilities ``(len(crops), len(CLASSES))`` from the face classifier ``net``.
 
     Test-time augmentation: a crop whose top class probability is below ``recheck_below`` is
     classified again at ``rotations`` right-angle turns and the probabilities are averaged (the
     classifier is trained at every rotation, so the turns are equally valid views; averaging them
     removes much of the chance that one view is confidently wrong). ``recheck_below=1.0`` turns
-    every crop; ``rotations=1`` turns none.
+    every crop; ``rotations=1`` turns none. ``only`` (a boolean per crop) limits the second look
+    to the crops that could be announced (the reader passes "detector score is sure").
     """
     if not crops:
         return np.zeros((0, len(CLASSES)), np.float32)
@@ -98,7 +99,7 @@ def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_bel
     probs = softmax(net.forward().reshape(len(crops), len(CLASSES)))
     if rotations <= 1:
         return probs
-    again = [i for i in range(len(crops)) if probs[i].max() < recheck_below]
+    again = [i for i in range(len(crops)) if probs[i].max() < recheck_below and (only is None or only[i])]
     if not again:
         return probs
     turns = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)[: rotations - 1]

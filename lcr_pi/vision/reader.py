@@ -61,7 +61,7 @@ class ReaderSettings:
     # split in two, e.g. the pips of a 2). Off (1.0) for now: on the held-out train photos any
     # value tried (0.1-0.3) only cost die accuracy (touching dice's rough outlines overlap).
     max_face_overlap: float = 1.0
-    tta_rotations: int = 4  # a die the classifier is not already sure of is looked at in 4 turns...
+    tta_rotations: int = 4  # a sure detection the classifier is not already sure of is looked at in 4 turns...
     tta_below: float = 0.999  # ...when its top class probability is below this
 
 
@@ -183,7 +183,8 @@ class DiceReader:
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-        probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below)
+        probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
+                               only=[d.score >= st.sure_detection for d in dets])
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
 

@@ -570,7 +570,9 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> 
         reader._detector.setInput(blob)
         dets = decode_detections(reader._detector.forward(), scale, doubt=min(DOUBT_GRID))
         crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-        probs = classify_crops(reader._classifier, crops, base.tta_rotations, base.tta_below)
+        # One view, and four turns where the single view is below tta_below: the reader uses the
+        # turns only for sure detections, which depends on the threshold tried below.
+        probs = (classify_crops(reader._classifier, crops, 1), classify_crops(reader._classifier, crops, base.tta_rotations, base.tta_below))
         if s.source == "synthetic":
             boxes = tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
             kind = "wild" if any(f in ("L", "C", "R", "W") for f in s.faces) else "pip"
@@ -588,7 +590,7 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> 
     # Only thresholds some held-out die actually reaches (a threshold above every confidence
     # would make every frame unsure: safe but useless).
     reached = []
-    for dets, probs, shape, label, kind, _ in cached:
+    for dets, (_, probs), shape, label, kind, _ in cached:
         if len(probs):
             allowed = probs[:, [CLASSES.index(c) for c in (("1", "2", "3", "4", "5", "6") if kind == "pip" else ("1", "L", "C", "R", "W"))]]
             strong = np.array([d.score >= 0.3 for d in dets])
@@ -608,7 +610,9 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> 
                     if g != group:
                         continue
                     keep = [i for i, d in enumerate(all_dets) if d.score >= doubt]
-                    dets, probs = [all_dets[i] for i in keep], all_probs[keep]
+                    sure = np.array([d.score >= det_t for d in all_dets], bool)[keep]
+                    dets = [all_dets[i] for i in keep]
+                    probs = np.where(sure[:, None], all_probs[1][keep], all_probs[0][keep])
                     if not dets:
                         scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
                         continue
