@@ -11,7 +11,9 @@ Sets measured:
   never used in training.
 
 Speed: median ms per 1280x960 frame and per 3280x2464 frame with ``cv2.setNumThreads(1)``.
-Memory: peak resident set size of this process (``resource.getrusage``), after everything.
+Memory: peak resident set size (``resource.getrusage``) of a fresh process that only loads the
+models and reads frames from files (the reading process the target is about), and of this
+benchmark process (which also renders 3280x2464 scenes, so it is much larger).
 Prints a markdown table and then one JSON object.
 """
 
@@ -70,6 +72,40 @@ def speed(reader: DiceReader, size, repeats: int, seed: int = 7) -> float:
     return statistics.median(times)
 
 
+READ_ONLY = """
+import resource, sys, cv2
+cv2.setNumThreads(1)
+from lcr_pi.vision.dataset import read_image
+from lcr_pi.vision.reader import DiceReader
+reader = DiceReader()
+for path in sys.argv[1:]:
+    reader.read(read_image(path), dice_kind="lcr")
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child would report the parent's peak.
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def reading_process_peak_rss(seed: int = 9) -> float:
+    """Peak RSS (MB) of a fresh process that only loads the models and reads frames from files
+    (1280x960 and 3280x2464): what the referee's reading process needs, without the renderer."""
+    import subprocess
+    import tempfile
+
+    from lcr_pi.vision.render import random_scene
+
+    rng = np.random.default_rng(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, size in enumerate([(1280, 960), (3280, 2464), (3280, 2464)]):
+            path = Path(tmp) / f"{i}.jpg"
+            cv2.imwrite(str(path), random_scene(rng, size=size, n_dice=(3, 3), kind="lcr", pool="holdout").image)
+            paths.append(str(path))
+        out = subprocess.run([sys.executable, "-c", READ_ONLY, *paths], capture_output=True, text=True,
+                             cwd=ROOT, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -101,7 +137,9 @@ def main(argv=None) -> int:
     if have_renderer:
         timing["ms_1280x960_median"] = speed(reader, (1280, 960), 40)
         timing["ms_3280x2464_median"] = speed(reader, (3280, 2464), 15)
-    timing["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if have_renderer:
+        timing["reading_process_peak_rss_mb"] = reading_process_peak_rss()
+    timing["bench_process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if not args.json_only:
         print("| set | images | dice | die acc | image acc | recall | precision | unsure | silent | ms/img |")
         print("|---|---|---|---|---|---|---|---|---|---|")
