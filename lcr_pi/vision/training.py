@@ -548,8 +548,12 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
 
 
 def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> dict:
-    """Pick the lowest face-confidence threshold whose silent-error rate on held-out *train*
-    frames is at most ``max_silent``; write it to ``models/reader.json``.
+    """Pick the reader's thresholds on held-out *train* frames and write ``models/reader.json``.
+
+    Grid: doubtful detector score (:data:`DOUBT_GRID`), sure detector score, face confidence
+    (only values a quarter of held-out detections reach). Rule: the fewest unsure frames (mean
+    over the groups real / synthetic) among triples whose silent-error rate is at most
+    ``max_silent`` in every group; if none is, the triple with the fewest silent errors.
 
     Detections and class probabilities are computed once per frame; only the cheap
     interpretation is repeated for each candidate threshold.
