@@ -123,7 +123,9 @@ class RenderedRolls(SimulatedPlayers):
         frames, _ = roll_sequence(self.rng, size=self.size, faces=list(self.thrown),
                                   kind="wild" if self.wild else "lcr", n_frames=self.frames_per_roll)
         self.frames = list(frames)
-        self.settle.reset()
+        # Each rendered throw is filmed over a new tray by a new camera, so the settle detector starts
+        # afresh: against the last tray the whole view would look changed (like a hand in the way).
+        self.settle = SettleDetector()
         if self.on_throw:
             self.on_throw(self.thrown)
 
