@@ -79,7 +79,6 @@ def settled_to_first_word(rolls: int, seed: int) -> dict:
     reader = DiceReader()
     config = GameConfig.create(["Ann", "Bob", "Cy"], starting_chips=3)
     referee = Referee(config)
-    settle = TimedSettle()
     results = {"settled_to_first_audio_ms": [], "settled_to_first_word_ms": [], "read_ms": []}
     with tempfile.TemporaryDirectory(prefix="bench-referee-") as tmp:
         folder = Path(tmp)
@@ -92,15 +91,12 @@ def settled_to_first_word(rolls: int, seed: int) -> dict:
         speaker = EspeakSpeaker(output_dir=folder, sounds=False)
         table = Table(referee, speaker=speaker)
         table.start()
-        frames = ListSource([])
-
         def timed_read(frame):
             t = time.perf_counter()
             reading = reader.read(frame, dice_kind="lcr")
             results["read_ms"].append((time.perf_counter() - t) * 1000)
             return reading
 
-        source = CameraDice(frames, timed_read, settle)
         for _ in range(rolls):
             if referee.phase == "game_over":
                 table.action("confirm")
@@ -110,7 +106,10 @@ def settled_to_first_word(rolls: int, seed: int) -> dict:
                 break
             faces = [str(rng.choice(["L", "C", "R", "dot", "dot", "dot"])) for _ in range(n)]
             seq, _ = roll_sequence(rng, size=(1280, 960), faces=faces, kind="lcr", n_frames=12)
-            frames.extend(seq)
+            # Each rendered roll is a new tray under a new camera: a fresh settle detector watches it.
+            settle = TimedSettle()
+            frames = ListSource(seq)
+            source = CameraDice(frames, timed_read, settle)
             sentence_index = len(speaker.history) + 1
             before = len(settle.settled_at)
             while not frames.exhausted:
