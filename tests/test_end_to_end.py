@@ -44,6 +44,22 @@ class StopAfter:
         return None if self.exhausted else self.source.poll()
 
 
+class AtMost:
+    """Ends the loop after ``polls`` polls: a guard against a game that never ends, counted in frames
+    rather than seconds so that a slow machine (a Pi, an emulator) runs the same test."""
+
+    def __init__(self, source, polls):
+        self.source, self.left = source, polls
+
+    @property
+    def exhausted(self):
+        return self.left <= 0 or getattr(self.source, "exhausted", False)
+
+    def poll(self):
+        self.left -= 1
+        return None if self.left < 0 else self.source.poll()
+
+
 def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop_after=None):
     config = GameConfig.create(["Ann", "Bob", "Cy"], variant=variant)
     store = GameStore(tmp_path / "state")
@@ -60,7 +76,7 @@ def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop
     said = []
     table.listeners.append(lambda outputs, _: said.extend(o.text for o in outputs if hasattr(o, "text")))
     source = rolls if stop_after is None else StopAfter(rolls, referee, stop_after)
-    run_loop(table, actions=actions, dice_source=source, max_seconds=240)
+    run_loop(table, actions=actions, dice_source=AtMost(source, 20_000))
     assert speaker.wait_until_idle(60)
     speaker.close()
     lights.wait_until_idle(5)
