@@ -13,12 +13,15 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
+from lcr_pi.camera_dice import encode_evidence
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.night import TerminalLights, make_night_speaker
+from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
 from lcr_pi.rules import VARIANTS, GameConfig
 from lcr_pi.settings import Settings
@@ -56,8 +59,6 @@ def run(args) -> int:
     config = GameConfig.create(parse_players(args.players), starting_chips=args.chips, variant=args.variant)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     settings = Settings()
-    from dataclasses import replace
-
     settings = replace(settings, speech=replace(settings.speech, engine=args.speech, rate=220))
     speaker = make_night_speaker(settings, echo=True)
     lights = TerminalLights(config.players, fast=True)
@@ -67,9 +68,6 @@ def run(args) -> int:
     print(f"lcr-pi demo (seed {seed}): {how}.", flush=True)
     started = time.monotonic()
     keep = args.keep or tempfile.mkdtemp(prefix="lcr-pi-demo-")
-    from lcr_pi.camera_dice import encode_evidence
-    from lcr_pi.persist import GameStore
-
     store = GameStore(keep, evidence_frames=1000)
     table = Table(referee, speaker=speaker, lights=lights, store=store, encode_evidence=encode_evidence)
     scoreboard = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
+from lcr_pi.camera_dice import encode_evidence
 from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
 from lcr_pi.settings import load_settings, with_players
@@ -33,8 +35,6 @@ def add_arguments(parser) -> None:
 
 
 def apply_overrides(settings, args):
-    from dataclasses import replace
-
     if args.players:
         settings = with_players(settings, [p.strip() for p in args.players.split(",")])
     if getattr(args, "camera", None):
@@ -63,7 +63,7 @@ def run(args) -> int:
         if args.dice == "camera":
             dice_source = _camera_dice(settings, night)
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
-                      sounds=settings.speech.sounds, encode_evidence=_encode_evidence())
+                      sounds=settings.speech.sounds, encode_evidence=encode_evidence)
         for problem in night.problems:
             log.error("%s", problem)
             table.announce(f"Warning: {problem}.")
@@ -93,12 +93,6 @@ def _say_settings_error(exc: UserError) -> None:
     speaker.say(f"The settings file has a mistake, so the game cannot start. {exc}.")
     speaker.wait_until_idle(30)
     speaker.close()
-
-
-def _encode_evidence():
-    from lcr_pi.camera_dice import encode_evidence
-
-    return encode_evidence
 
 
 def _camera_dice(settings, night):
