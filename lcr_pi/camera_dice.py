@@ -24,7 +24,6 @@ class CameraDice:
         self.frames = frames
         self.read = read
         self.settle = settle or SettleDetector()
-        self.last_frame: np.ndarray | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -34,15 +33,10 @@ class CameraDice:
         frame = self.frames.read()
         if frame is None:
             return None
-        self.last_frame = frame
         update = self.settle.update(frame)
         if update.state != "settled":
             return None
         return observe(self.read(update.frame), update.frame)
-
-    def roll_again(self) -> None:
-        """The referee asked for a re-roll: the same dice may come to rest showing the same faces."""
-        self.settle.reset()
 
 
 def observe(reading, frame: np.ndarray) -> RollObservation:

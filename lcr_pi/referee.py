@@ -8,7 +8,7 @@ tested exactly.
 The rule it lives by: never announce a wrong roll as a fact. A read the reader is unsure of, the wrong
 number of dice or a cocked die ends in a spoken request, and no chip moves until it is settled.
 
->>> ref = Referee.new_table(GameConfig.create(["Ann", "Bob", "Cy"]))
+>>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
 >>> said(ref.start())
 'A new game of LCR: Ann, Bob and Cy, three chips each. Ann goes first. Ann, your turn: roll three dice.'
 >>> said(ref.on_roll(RollObservation(("L", "dot", "C"))))
@@ -138,10 +138,6 @@ class Referee:
         self._last_words: list[str] = []
         self._series_before_win: Series | None = None
         self.turn_label = 0  # counts read rolls, names evidence frames
-
-    @classmethod
-    def new_table(cls, config: GameConfig, **kwargs) -> "Referee":
-        return cls(config, **kwargs)
 
     # -- starting -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lcr_pi.errors import UserError
@@ -267,7 +267,6 @@ _CHECKS = {
     "web": {"enabled": _boolean, "bind": _bind_address, "pin": _web_pin, "allow_public": _boolean},
 }
 
-_SECTION_TYPES = {f.name: f.type for f in fields(Settings) if f.name != "source"}
 _SECTION_CLASSES = {
     "game": GameSettings,
     "series": SeriesSettings,

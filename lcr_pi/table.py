@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lcr_pi.errors import UserError
+from lcr_pi.rules.faces import roll_tokens
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import (
     Attention,
@@ -140,8 +141,7 @@ class Table:
         if name == "quit":
             return False
         if name == "roll":
-            faces = tuple(argument.replace(",", " ").split()) if argument else ()
-            self.roll_seen(RollObservation(faces, source="keyboard"))
+            self.roll_seen(RollObservation(roll_tokens(argument or ""), source="keyboard"))
         else:
             self.perform(self.referee.on_action(name, argument))
         return True

@@ -34,9 +34,14 @@ def add_arguments(parser) -> None:
                              "(alone: the config's web.bind, 0.0.0.0:8080); see README 'Scoreboard'")
 
 
+def players_option(args) -> list[str] | None:
+    """``--players Ann,Bob,Cy`` as names, or None when not given."""
+    return [p.strip() for p in args.players.split(",")] if args.players else None
+
+
 def apply_overrides(settings, args):
     if args.players:
-        settings = with_players(settings, [p.strip() for p in args.players.split(",")])
+        settings = with_players(settings, players_option(args))
     if getattr(args, "camera", None):
         settings = replace(settings, camera=replace(settings.camera, source=args.camera))
     if getattr(args, "state_dir", None):
@@ -55,7 +60,7 @@ def run(args) -> int:
         raise
     settings, setup_problems = power_on_setup(settings, mode=args.setup)
     if args.players:  # the command line wins over the remembered setup
-        settings = with_players(settings, [p.strip() for p in args.players.split(",")])
+        settings = with_players(settings, players_option(args))
     night = assemble(settings, new=args.new)
     night.problems[:0] = setup_problems
     try:

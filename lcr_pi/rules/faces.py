@@ -89,13 +89,20 @@ def parse_face(token: str | int | Face, *, wild_pip: int | None = None) -> Face:
     return face
 
 
+def roll_tokens(roll: str | Iterable[str | int | Face]) -> tuple[str, ...]:
+    """A roll's faces as reported, one string per die, from ``"L . C"`` / ``"4,1,6"`` or a sequence.
+
+    >>> roll_tokens("4,1 6"), roll_tokens([Face.LEFT, 3, "dot"])
+    (('4', '1', '6'), ('L', '3', 'dot'))
+    """
+    if isinstance(roll, str):
+        return tuple(roll.replace(",", " ").split())
+    return tuple(str(getattr(token, "value", token)) for token in roll)
+
+
 def parse_faces(roll: str | Iterable[str | int | Face], *, wild_pip: int | None = None) -> tuple[Face, ...]:
     """Parse a whole roll: a string such as ``"L . C"`` / ``"4,1,6"`` or a sequence of faces."""
-    if isinstance(roll, str):
-        tokens: list[str | int | Face] = roll.replace(",", " ").split()
-    else:
-        tokens = list(roll)
-    return tuple(parse_face(t, wild_pip=wild_pip) for t in tokens)
+    return tuple(parse_face(t, wild_pip=wild_pip) for t in roll_tokens(roll))
 
 
 def pip_value(token: str | int) -> int | None:

@@ -26,6 +26,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.rules import engine
 from lcr_pi.rules.config import GameConfig
 from lcr_pi.rules.events import Event, GameStarted, TurnUndone, event_from_dict
+from lcr_pi.rules.faces import roll_tokens
 
 FORMAT = "lcr-pi-game"
 FORMAT_VERSION = 1
@@ -80,9 +81,7 @@ class Game:
 
     def roll(self, faces) -> tuple[Event, ...]:
         """Apply the current player's roll; see :func:`lcr_pi.rules.engine.roll`."""
-        faces = tuple(str(f) for f in faces.replace(",", " ").split()) if isinstance(faces, str) else tuple(
-            str(getattr(f, "value", f)) for f in faces
-        )
+        faces = roll_tokens(faces)
         step = engine.roll(self.state, faces)
         return self._push(Action("roll", faces=faces), step)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from lcr_pi.errors import UserError
 from lcr_pi.rules.config import MAX_DICE, GameConfig
 from lcr_pi.rules.events import Event, RollOffRolled, RollOffStarted, RollOffWon
-from lcr_pi.rules.faces import Face, parse_face, pip_value
+from lcr_pi.rules.faces import Face, parse_face, pip_value, roll_tokens
 
 ROLL_OFF_DICE = MAX_DICE
 
@@ -36,7 +36,7 @@ def roll_off_score(faces) -> int:
     >>> roll_off_score(["6", "4", "1"]), roll_off_score(["L", "dot", "."])
     (11, 2)
     """
-    tokens = faces.replace(",", " ").split() if isinstance(faces, str) else list(faces)
+    tokens = roll_tokens(faces)
     if len(tokens) != ROLL_OFF_DICE:
         raise UserError(f"a roll-off roll has {ROLL_OFF_DICE} dice, got {len(tokens)}")
     pips = [pip_value(t) for t in tokens]
@@ -91,9 +91,8 @@ class RollOff:
                 f"it is {self.config.players[expected]}'s roll in the roll-off, not {self.config.players[seat]}'s"
             )
         score = roll_off_score(faces)
-        tokens = faces.replace(",", " ").split() if isinstance(faces, str) else [str(f) for f in faces]
         scores = self.scores + ((seat, score),)
-        events: list[Event] = [RollOffRolled(seat, self.config.players[seat], tuple(tokens), score)]
+        events: list[Event] = [RollOffRolled(seat, self.config.players[seat], roll_tokens(faces), score)]
         if len(scores) < len(self.contenders):
             return replace(self, scores=scores), tuple(events)
         best = max(s for _, s in scores)
