@@ -28,6 +28,12 @@ import numpy as np
 DETECT_LONG_SIDE = 448
 STRIDE = 4
 OUTPUT_CHANNELS = 7
+# The detector reads a die best when its top face is about this many detector pixels across (the
+# training photos' dice are 15-45 px at the detector's input, most near 25). When the frame's dice
+# are much smaller (a wide full-resolution view) or larger (a close-up), the reader runs the
+# detector again at the scale that brings them to this size (see :func:`long_side_for_die`).
+TARGET_DIE_SIDE = 24.0
+MIN_LONG_SIDE, MAX_LONG_SIDE = 160, 1280
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,16 @@ class Detection:
     @property
     def box(self) -> tuple[float, float, float, float]:
         return (self.cx - self.w / 2, self.cy - self.h / 2, self.cx + self.w / 2, self.cy + self.h / 2)
+
+    @property
+    def side(self) -> float:
+        """The top face's side (frame pixels): the box is a square of this side turned by ``angle``.
+
+        >>> round(Detection(0, 0, 10 * 2 ** 0.5, 10 * 2 ** 0.5, math.pi / 4, 1.0).side, 6)
+        10.0
+        """
+        c, s = abs(math.cos(self.angle)), abs(math.sin(self.angle))
+        return max(self.w, self.h) / (c + s)
 
     def corners(self) -> np.ndarray:
         """Approximate top-face outline: the square of the box's size turned by ``angle``.
@@ -71,17 +87,49 @@ def detector_scale(shape: tuple[int, ...], long_side: int = DETECT_LONG_SIDE) ->
     return long_side / max(shape[0], shape[1])
 
 
+def long_side_for_die(shape: tuple[int, ...], die_side: float) -> int:
+    """Detector input long side that shows a die of ``die_side`` frame pixels at :data:`TARGET_DIE_SIDE`.
+
+    Kept within ``MIN_LONG_SIDE..MAX_LONG_SIDE`` and never above the frame's own long side (upscaling
+    adds no detail).
+
+    >>> long_side_for_die((2464, 3280), 117.0)      # a full-resolution Pi frame, small dice
+    673
+    >>> long_side_for_die((480, 640), 200.0)        # a close-up
+    160
+    >>> long_side_for_die((480, 640), 10.0)         # never beyond the frame itself
+    640
+    """
+    frame_long = max(shape[0], shape[1])
+    wanted = frame_long * TARGET_DIE_SIDE / max(float(die_side), 1.0)
+    return int(round(min(frame_long, MAX_LONG_SIDE, max(MIN_LONG_SIDE, wanted))))
+
+
 def prepare_detector_input(frame: np.ndarray, long_side: int = DETECT_LONG_SIDE) -> tuple[np.ndarray, float]:
     """Scale and pad a BGR frame to the detector's NCHW float input; return it and the scale."""
     scale = detector_scale(frame.shape, long_side)
     h = max(1, round(frame.shape[0] * scale))
     w = max(1, round(frame.shape[1] * scale))
-    small = cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA)
+    small = shrink(frame, w, h)
     ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
     padded = np.zeros((ph, pw, 3), np.uint8)
     padded[:h, :w] = small
-    blob = padded.astype(np.float32).transpose(2, 0, 1)[None] * (1 / 255.0)
-    return np.ascontiguousarray(blob), scale
+    return cv2.dnn.blobFromImage(padded, 1 / 255.0), scale
+
+
+def shrink(frame: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Area-average ``frame`` down to ``w`` x ``h``: exact halvings first (OpenCV's fast path for a
+    factor of two), then one area resize for the rest. Twice as fast as one area resize by an odd
+    factor (3.6 -> 1.8 ms for 1280x960 -> 448x336 here), and the same picture within a grey level.
+
+    >>> shrink(np.zeros((960, 1280, 3), np.uint8), 448, 336).shape
+    (336, 448, 3)
+    """
+    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h and frame.shape[1] % 2 == 0 and frame.shape[0] % 2 == 0:
+        frame = cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    if (frame.shape[1], frame.shape[0]) == (w, h):
+        return frame
+    return cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA if w < frame.shape[1] else cv2.INTER_LINEAR)
 
 
 def decode_detections(output: np.ndarray, scale: float, doubt: float = 0.15, max_dice: int = 64) -> list[Detection]:

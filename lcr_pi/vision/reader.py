@@ -32,7 +32,7 @@ import numpy as np
 
 from lcr_pi.errors import UserError
 from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
-from lcr_pi.vision.detect import decode_detections, prepare_detector_input
+from lcr_pi.vision.detect import DETECT_LONG_SIDE, decode_detections, long_side_for_die, prepare_detector_input
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 DICE_KINDS = ("auto", "pip", "lcr", "wild")
@@ -63,6 +63,11 @@ class ReaderSettings:
     max_face_overlap: float = 1.0
     tta_rotations: int = 4  # a sure detection the classifier is not already sure of is looked at in 4 turns...
     tta_below: float = 0.999  # ...when its top class probability is below this
+    # Dice whose median top face is smaller than rescale_below or larger than rescale_above detector
+    # pixels are looked for again at the scale that suits the detector (small dice in a wide
+    # full-resolution view, a close-up). 0 turns either off.
+    rescale_below: float = 16.0
+    rescale_above: float = 64.0
 
 
     @classmethod
@@ -169,23 +174,52 @@ class DiceReader:
             settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()
         self.settings = settings
 
-    def read(self, frame, *, dice_kind: str = "auto", calibration=None) -> Reading:
-        """Read one BGR frame. ``calibration`` (tray region, die size) is reserved for issue 5."""
+    def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None) -> Reading:
+        """Read one BGR frame.
+
+        ``die_px`` (a top face's side in this frame's pixels, known from tray calibration) sets the
+        detector's scale at once; without it the reader looks at a fixed scale first and, when the
+        dice it finds are far from the size the detector reads best, looks again at theirs.
+        ``calibration`` is accepted for wrappers' sake (:class:`~lcr_pi.vision.calibration.CalibratedReader`
+        applies it) and ignored here.
+        """
         if dice_kind not in DICE_KINDS:
             raise UserError(f"dice kind must be one of {', '.join(DICE_KINDS)}, got {dice_kind!r}")
         frame = check_frame(frame)
         st = self.settings
-        blob, scale = prepare_detector_input(frame)
+        if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px) and die_px > 0):
+            raise UserError(f"die size must be a positive number of pixels, got {die_px!r}")
+        long_side = DETECT_LONG_SIDE if die_px is None else long_side_for_die(frame.shape, die_px)
+        blob, scale = prepare_detector_input(frame, long_side)
         if float(blob.std()) * 255 < st.blank_std:
             return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
-        self._detector.setInput(blob)
-        dets = decode_detections(self._detector.forward(), scale, doubt=st.doubt_detection)
+        dets = self._detect(blob, scale)
+        if dets and die_px is None:
+            better = self._better_long_side(dets, scale, frame.shape)
+            if better is not None:
+                blob, scale = prepare_detector_input(frame, better)
+                dets = self._detect(blob, scale)
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
         probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
                                only=[d.score >= st.sure_detection for d in dets])
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
+
+    def _detect(self, blob: np.ndarray, scale: float) -> list:
+        self._detector.setInput(blob)
+        return decode_detections(self._detector.forward(), scale, doubt=self.settings.doubt_detection)
+
+    def _better_long_side(self, dets, scale: float, shape) -> int | None:
+        """The detector input size to look again at, when the dice found are far from the size it reads best."""
+        st = self.settings
+        sure = [d for d in dets if d.score >= st.sure_detection] or dets
+        side = float(np.median([d.side for d in sure]))
+        seen = side * scale  # detector pixels
+        if not ((st.rescale_below and seen < st.rescale_below) or (st.rescale_above and seen > st.rescale_above)):
+            return None
+        better = long_side_for_die(shape, side)
+        return better if abs(better - max(shape[:2]) * scale) >= 32 else None
 
 
 def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:

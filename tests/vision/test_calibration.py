@@ -35,9 +35,11 @@ class RecordingReader:
     def __init__(self, dice_at):
         self.dice_at = dice_at  # [(cx, cy, side)] in the image the reader receives
         self.seen = []
+        self.die_px = []
 
-    def read(self, frame, *, dice_kind="auto", calibration=None):
+    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None):
         self.seen.append(frame)
+        self.die_px.append(die_px)
         h, w = frame.shape[:2]
         dice = tuple(
             DieReading("4", 0.5, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
@@ -82,21 +84,30 @@ def test_the_calibrated_reader_reads_only_the_tray_and_maps_dice_back():
     cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
     inner = RecordingReader([(30, 40, 40)])  # near the top left of the tray
     reading = CalibratedReader(inner, cal).read(frame)
-    canvas = inner.seen[0]
-    assert canvas.shape[:2] == (300, 640)  # the 300x300 tray, widened to the frame's long side
+    # With the die size known, the reader gets the bare tray crop and the die size (it scales itself).
+    assert inner.seen[0].shape[:2] == (300, 300) and inner.die_px == [40.0]
     die = reading.dice[0]
     assert die.centre == (230, 140) and die.box == (210, 120, 250, 160)
     assert die.corners[0] == (210, 120)
     assert die.where == "top left" and reading.message == "Not sure about the die at the top left; please check or re-roll."
-    # Frames of the same shape but another size use the calibration scaled; another shape reads the whole frame.
-    inner.seen.clear()
+    # Frames of the same shape but another size use the calibration scaled (the die size too);
+    # another shape reads the whole frame.
+    inner.seen.clear(), inner.die_px.clear()
     CalibratedReader(inner, cal).read(np.zeros((960, 1280, 3), np.uint8))
-    assert inner.seen[0].shape[:2] == (600, 1280)
+    assert inner.seen[0].shape[:2] == (600, 600) and inner.die_px == [80.0]
     CalibratedReader(inner, cal).read(np.zeros((720, 1280, 3), np.uint8))
-    assert inner.seen[1].shape[:2] == (720, 1280)
+    assert inner.seen[1].shape[:2] == (720, 1280) and inner.die_px[1] is None
     # No calibration: the whole frame.
     CalibratedReader(inner, None).read(frame)
     assert inner.seen[2] is frame
+
+
+def test_without_a_die_size_the_tray_is_padded_to_the_frames_long_side():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    inner = RecordingReader([(30, 40, 40)])
+    reading = CalibratedReader(inner, Calibration((640, 480), (200, 100, 500, 400))).read(frame)
+    assert inner.seen[0].shape[:2] == (300, 640) and inner.die_px == [None]  # the 300x300 tray, widened
+    assert reading.dice[0].centre == (230, 140)
 
 
 def test_save_and_load_round_trip_with_the_reference_image(tmp_path):

@@ -215,3 +215,52 @@ def test_blurred_frame_is_obstructed():
     assert r.verdict == "obstructed" and r.unsure_dice == (0, 1) and "blurred" in r.message
     r = interpret(dets(2), probs_for("3", "4"), (480, 1000), "pip", ReaderSettings(), sharpnesses=[0.3, 0.25])
     assert r.verdict == "clear"
+
+
+# ----------------------------------------------------------------------------- detector scale
+
+class ScriptedDetector:
+    """Stands in for the detector net: one die at the middle of whatever it is shown, ``side`` detector px."""
+
+    def __init__(self, side_det_px):
+        self.side = side_det_px
+        self.shapes = []
+
+    def setInput(self, blob):
+        self.shapes.append(blob.shape)
+
+    def forward(self):
+        _, _, h, w = self.shapes[-1]
+        out = np.full((1, 7, h // 4, w // 4), -10.0, np.float32)
+        out[0, 0, h // 8, w // 8] = 5.0
+        out[0, 1:3, h // 8, w // 8] = np.log(self.side / 4)
+        out[0, 5:7, h // 8, w // 8] = (1.0, 0.0)  # cos 4a, sin 4a: upright
+        return out
+
+
+@pytest.mark.parametrize("side, second_look", [(12.0, 896), (24.0, None), (120.0, 160)])
+def test_dice_far_from_the_detectors_best_size_are_looked_for_again_at_their_scale(reader, side, second_look):
+    """Small dice in a wide full-resolution view, or a close-up, get a second detector pass."""
+    from lcr_pi.vision.detect import long_side_for_die
+
+    scripted = DiceReader(MODELS)
+    scripted._detector = ScriptedDetector(side)
+    frame = np.random.default_rng(0).integers(0, 255, (1536, 2048, 3), dtype=np.uint8)
+    scripted.read(frame, dice_kind="pip")
+    long_sides = [max(s[2:]) for s in scripted._detector.shapes]
+    if second_look is None:
+        assert long_sides == [448]
+    else:
+        side_in_frame = side * 2048 / 448
+        assert long_side_for_die(frame.shape, side_in_frame) == second_look
+        assert long_sides == [448, -(-second_look // 32) * 32]
+
+
+def test_a_known_die_size_sets_the_detector_scale_at_once():
+    scripted = DiceReader(MODELS)
+    scripted._detector = ScriptedDetector(24.0)
+    frame = np.random.default_rng(0).integers(0, 255, (2464, 3280, 3), dtype=np.uint8)
+    scripted.read(frame, dice_kind="pip", die_px=117.0)  # one pass at the die's scale (673 px long side)
+    assert [max(s[2:]) for s in scripted._detector.shapes] == [704]
+    with pytest.raises(UserError, match="die size must be a positive number"):
+        scripted.read(frame, die_px=0)
