@@ -336,9 +336,10 @@ def load_calibration_or_default(path: str | Path, resolution: tuple[int, int] | 
 class CalibratedReader:
     """Wraps a dice reader so it reads only the calibrated tray region, and maps results back.
 
-    With the die size known, the reader is given it (``die_px``): the detector then looks at the tray
-    crop at the one scale that suits the dice, once, so it spends nothing on clutter outside the tray
-    and nothing on pixels finer than the dice need. Without a die size the tray crop is padded to
+    With the die size known, the reader is given it (``die_px``) and the view's size: the detector then
+    looks at the bare tray crop once, at the scale the whole view would get (or, for dice too small
+    or too large there, at the scale that suits them, without a first look at the wrong one), so it
+    spends nothing on clutter outside the tray. Without a die size the tray crop is padded to
     the frame's long side (see :func:`tray_canvas`) so the detector sees the dice as large as in the
     whole frame. Die positions in messages ("the die at the top left") are positions on the tray.
     Frames of another size with the same shape use the calibration scaled; frames of another shape are
@@ -361,7 +362,8 @@ class CalibratedReader:
         if cal.die_px:
             x0, y0, x1, y1 = cal.tray
             crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
-            return to_frame(self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px), cal.tray)
+            reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
+            return to_frame(reading, cal.tray)
         if tuple(cal.tray) == (0, 0, w, h):
             return self.reader.read(frame, dice_kind=dice_kind)
         reading = self.reader.read(tray_canvas(frame, cal.tray), dice_kind=dice_kind)

@@ -174,12 +174,16 @@ class DiceReader:
             settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()
         self.settings = settings
 
-    def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None) -> Reading:
+    def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None,
+             view_long_side: int | None = None) -> Reading:
         """Read one BGR frame.
 
-        ``die_px`` (a top face's side in this frame's pixels, known from tray calibration) sets the
-        detector's scale at once; without it the reader looks at a fixed scale first and, when the
-        dice it finds are far from the size the detector reads best, looks again at theirs.
+        Without ``die_px`` the detector looks at the frame scaled to a long side of 448 px and, when
+        the dice it finds there are far from the size it reads best, looks again at their scale.
+        ``die_px`` (a top face's side in this frame's pixels, known from tray calibration) makes that
+        choice at once, in one look. ``view_long_side``: when ``frame`` is a crop (the tray) of a
+        camera frame, that frame's long side, so the crop is looked at at the same scale as the whole
+        view would be (reading the crop then costs less, never more).
         ``calibration`` is accepted for wrappers' sake (:class:`~lcr_pi.vision.calibration.CalibratedReader`
         applies it) and ignored here.
         """
@@ -189,7 +193,7 @@ class DiceReader:
         st = self.settings
         if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px) and die_px > 0):
             raise UserError(f"die size must be a positive number of pixels, got {die_px!r}")
-        long_side = DETECT_LONG_SIDE if die_px is None else long_side_for_die(frame.shape, die_px)
+        long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px, view_long_side)
         blob, scale = prepare_detector_input(frame, long_side)
         if float(blob.std()) * 255 < st.blank_std:
             return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
@@ -209,6 +213,17 @@ class DiceReader:
     def _detect(self, blob: np.ndarray, scale: float) -> list:
         self._detector.setInput(blob)
         return decode_detections(self._detector.forward(), scale, doubt=self.settings.doubt_detection)
+
+    def _long_side_for(self, shape, die_px: float, view_long_side: int | None) -> int:
+        """Detector input long side for a frame whose dice are ``die_px`` across: the whole view's
+        usual scale when the dice are a good size there, else the scale that makes them so."""
+        st = self.settings
+        frame_long = max(shape[:2])
+        usual = DETECT_LONG_SIDE / max(frame_long, view_long_side or 0)
+        seen = die_px * usual
+        if (st.rescale_below and seen < st.rescale_below) or (st.rescale_above and seen > st.rescale_above):
+            return long_side_for_die(shape, die_px)
+        return max(1, round(frame_long * usual))
 
     def _better_long_side(self, dets, scale: float, shape) -> int | None:
         """The detector input size to look again at, when the dice found are far from the size it reads best."""

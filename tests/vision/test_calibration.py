@@ -37,9 +37,10 @@ class RecordingReader:
         self.seen = []
         self.die_px = []
 
-    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None):
+    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None, view_long_side=None):
         self.seen.append(frame)
         self.die_px.append(die_px)
+        self.view_long_side = view_long_side
         h, w = frame.shape[:2]
         dice = tuple(
             DieReading("4", 0.5, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
@@ -85,7 +86,7 @@ def test_the_calibrated_reader_reads_only_the_tray_and_maps_dice_back():
     inner = RecordingReader([(30, 40, 40)])  # near the top left of the tray
     reading = CalibratedReader(inner, cal).read(frame)
     # With the die size known, the reader gets the bare tray crop and the die size (it scales itself).
-    assert inner.seen[0].shape[:2] == (300, 300) and inner.die_px == [40.0]
+    assert inner.seen[0].shape[:2] == (300, 300) and inner.die_px == [40.0] and inner.view_long_side == 640
     die = reading.dice[0]
     assert die.centre == (230, 140) and die.box == (210, 120, 250, 160)
     assert die.corners[0] == (210, 120)

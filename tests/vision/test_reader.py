@@ -262,5 +262,10 @@ def test_a_known_die_size_sets_the_detector_scale_at_once():
     frame = np.random.default_rng(0).integers(0, 255, (2464, 3280, 3), dtype=np.uint8)
     scripted.read(frame, dice_kind="pip", die_px=117.0)  # one pass at the die's scale (673 px long side)
     assert [max(s[2:]) for s in scripted._detector.shapes] == [704]
+    # A die of a good size for the usual scale: a crop of a 3280-wide view is looked at at that
+    # scale (448/3280), once, so reading the crop costs less than reading the whole view.
+    scripted._detector.shapes.clear()
+    scripted.read(frame[:1200, :1600], dice_kind="pip", die_px=140.0, view_long_side=3280)
+    assert [max(s[2:]) for s in scripted._detector.shapes] == [224]  # 1600 * 448 / 3280 = 218.5, padded
     with pytest.raises(UserError, match="die size must be a positive number"):
         scripted.read(frame, die_px=0)
