@@ -141,6 +141,109 @@ def test_a_button_on_an_led_pin_is_refused_by_name(factory):
         led.close()
 
 
+
+# -- one bad pin costs only its own button (with on_problem) ---------------------------------------------
+
+
+def test_a_button_on_an_led_pin_is_named_by_both_uses_and_only_that_button_is_off(factory):
+    led = LED(17)
+    problems = []
+    try:
+        # "BOARD11" is GPIO17 too: the clash is found by pin, not by spelling
+        with TableButtons({"confirm": 5, "undo": "BOARD11", "repeat": 13}, long_press_s=LONG, bounce_time=None,
+                          taken={"GPIO17": "seat 1 LED (Ann)"}, on_problem=problems.append) as buttons:
+            assert problems == ["the undo button is off: pin GPIO17 is used twice: for the seat 1 LED (Ann) "
+                                "and for the undo button (given as 'BOARD11')"]
+            assert set(buttons.buttons) == {"confirm", "repeat"} and buttons.off == ["undo"]
+            press(factory, 5)
+            press(factory, 13)
+            assert drain(buttons.actions) == [("confirm", None), ("repeat", None)]
+            factory.pin(5).drive_low()  # the long press still starts a new game
+            assert buttons.actions.get(timeout=5) == ("new_game", None)
+            factory.pin(5).drive_high()
+            led.on()
+            led.off()  # the LED keeps its pin, and no button listens on it
+            assert factory.pin(17).function == "output" and drain(buttons.actions) == []
+    finally:
+        led.close()
+
+
+def test_without_on_problem_a_clash_with_a_taken_pin_still_raises_and_frees_the_other_pins(factory):
+    with pytest.raises(UserError, match=r"^pin GPIO17 is used twice: for the seat 1 LED \(Ann\) and for the undo "
+                                        r"button \(given as 17\)$"):
+        TableButtons({"confirm": 5, "undo": 17}, taken={"GPIO17": "seat 1 LED (Ann)"})
+    TableButtons({"confirm": 5}).close()
+
+
+def test_an_invalid_pin_name_loses_only_that_button(factory):
+    problems = []
+    with TableButtons({"confirm": 5, "undo": 6, "status": "GPIO99"}, long_press_s=LONG, bounce_time=None,
+                      on_problem=problems.append) as buttons:
+        [problem] = problems
+        assert problem.startswith("the status button is off: bad pin 'GPIO99' for the status button: ")
+        assert set(buttons.buttons) == {"confirm", "undo"} and buttons.off == ["status"]
+        press(factory, 6)
+        press(factory, 5)
+        assert drain(buttons.actions) == [("undo", None), ("confirm", None)]
+
+
+def test_losing_the_long_press_button_says_the_long_press_is_lost_and_does_not_move_it(factory):
+    problems = []
+    with TableButtons({"confirm": "J8:1", "undo": 6, "repeat": 13}, long_press_s=LONG, bounce_time=None,
+                      on_problem=problems.append) as buttons:
+        [problem] = problems
+        assert problem.startswith("the confirm button is off, and so is the long press that starts a new game: "
+                                  "bad pin 'J8:1' for the confirm button")
+        pin = factory.pin(6)
+        pin.drive_low()
+        assert buttons.actions.get(timeout=5) == ("undo", None)  # undo still acts on the press
+        time.sleep(LONG * 3)  # and holding it is only undo
+        pin.drive_high()
+        assert drain(buttons.actions) == []
+
+
+def test_two_buttons_on_one_pin_are_both_off_and_the_others_work(factory):
+    problems = []
+    with TableButtons({"confirm": 5, "undo": 6, "repeat": "GPIO6", "status": 19}, long_press_s=LONG,
+                      bounce_time=None, on_problem=problems.append) as buttons:
+        assert problems == ["the undo and repeat buttons are off: pin GPIO6 is used twice: for the undo button "
+                            "(given as 6) and for the repeat button (given as 'GPIO6')"]
+        assert set(buttons.buttons) == {"confirm", "status"} and buttons.off == ["undo", "repeat"]
+        press(factory, 6)  # neither undo nor repeat: which one is wired there is not known
+        press(factory, 19)
+        assert drain(buttons.actions) == [("status", None)]
+
+
+def test_a_pin_gpiozero_refuses_loses_only_that_button(factory):
+    led = LED(6)  # held by something that did not say so in ``taken``
+    problems = []
+    try:
+        with TableButtons({"confirm": 5, "undo": 6}, long_press_s=LONG, bounce_time=None,
+                          on_problem=problems.append) as buttons:
+            [problem] = problems
+            assert problem.startswith("the undo button is off: cannot use pin GPIO6 for the undo button: ")
+            assert set(buttons.buttons) == {"confirm"}
+            press(factory, 5)
+            assert drain(buttons.actions) == [("confirm", None)]
+    finally:
+        led.close()
+
+
+def test_a_long_press_button_without_a_pin_is_said_and_the_others_work(factory):
+    problems = []
+    with TableButtons({"undo": 6}, bounce_time=None, on_problem=problems.append) as buttons:
+        assert problems == ["no button starts a new game with a long press: the long-press button 'confirm' has "
+                            "no pin: buttons with pins are undo"]
+        press(factory, 6)
+        assert drain(buttons.actions) == [("undo", None)]
+
+
+def test_mistakes_that_are_not_about_one_pin_still_raise_with_on_problem(factory):
+    with pytest.raises(UserError, match="unknown button 'jump'"):
+        TableButtons({"confirm": 5, "jump": 6}, on_problem=print)
+    with pytest.raises(UserError, match="long press time must be more than 0 seconds"):
+        TableButtons({"confirm": 5}, long_press_s=0, on_problem=print)
+
 # -- the keyboard ---------------------------------------------------------------------------------------
 
 
