@@ -19,7 +19,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.inputs.buttons import TableButtons
 from lcr_pi.inputs.keyboard import KeyboardInput
-from lcr_pi.outputs.lights import TableLights, render_lights
+from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
 from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
@@ -136,6 +136,44 @@ def button_pins(settings: Settings) -> dict:
     return {name: pin for name, pin in pins.items() if pin is not None}
 
 
+def make_buttons(settings: Settings, names, lights, actions: ActionQueue, problems: list[str],
+                 *, pin_factory=None) -> TableButtons | None:
+    """The table's buttons, sending into ``actions``; None when there are none or none can work.
+
+    A mistake in one button's pin (a bad name, the pin of an LED, a pin given twice) turns off only the
+    buttons it concerns and is added to ``problems``; the others work. A pin the LEDs hold is named with
+    the LED's use, whatever spelling of the pin the settings give. What stops every button (no GPIO on
+    this computer) is added as "buttons are off: ...".
+    """
+    pins = button_pins(settings)
+    if not settings.gpio.enabled or not pins:
+        return None
+    try:
+        factory = pin_factory_or_default(pin_factory)
+        return TableButtons(pins, on_action=actions.put_action, pin_factory=factory,
+                            long_press_s=settings.gpio.long_press_seconds,
+                            taken=led_pins(lights, names, factory), on_problem=problems.append)
+    except UserError as exc:
+        problems.append(f"buttons are off: {exc}")
+        return None
+
+
+def led_pins(lights, names, pin_factory) -> dict[str, str]:
+    """The pins real LEDs hold on ``pin_factory``: pin name ("GPIO17") -> use ("seat 1 LED (Ann)").
+
+    Lights drawn in the terminal hold no real pins, so they give nothing.
+    """
+    if not isinstance(lights, TableLights):
+        return {}
+    uses = [(f"seat {i + 1} LED" + (f" ({names[i]})" if i < len(names) else ""), led)
+            for i, led in enumerate(lights.seats)]
+    uses.append(("centre LED", lights.centre))
+    if lights.buzzer is not None:
+        uses.append(("buzzer", lights.buzzer))
+    return {device.pin.info.name: use for use, device in uses
+            if device.pin_factory is pin_factory and device.pin is not None}
+
+
 def open_store(settings: Settings, problems: list[str]) -> GameStore | None:
     try:
         return GameStore(settings.state_dir, evidence_frames=settings.storage.evidence_frames)
@@ -203,14 +241,9 @@ def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, ec
     store = open_store(settings, problems)
     referee = resume_or_new(settings, store, problems, new=new)
     actions = ActionQueue()
-    pins = button_pins(settings)
-    if settings.gpio.enabled and pins:
-        try:
-            buttons = TableButtons(pins, on_action=actions.put_action,
-                                   long_press_s=settings.gpio.long_press_seconds)
-            closers.append(buttons.close)
-        except UserError as exc:
-            problems.append(f"buttons are off: {exc}")
+    buttons = make_buttons(settings, names, lights, actions, problems)
+    if buttons is not None:
+        closers.append(buttons.close)
     if keyboard:
         typed = KeyboardInput(on_action=actions.put_action, players=names,
                               on_error=lambda message: print(message, file=sys.stderr, flush=True))

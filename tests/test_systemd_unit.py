@@ -238,9 +238,68 @@ def test_a_pin_used_for_an_led_and_a_button_is_named(tmp_path, mock_pins):
     night = assemble(night_settings(tmp_path, "seat_leds = [17, 27, 22]\ncentre_led = 12\nconfirm_button = 17\n"
                                               "undo_button = 6\n"), keyboard=False)
     try:
-        [problem] = night.problems
-        assert problem.startswith("buttons are off: cannot use pin GPIO17 for the confirm button")
+        assert night.problems == ["the confirm button is off, and so is the long press that starts a new game: "
+                                  "pin GPIO17 is used twice: for the seat 1 LED (Ann) and for the confirm button "
+                                  "(given as 17)"]
         assert night.lights.seats[0].pin.info.name == "GPIO17"  # the LEDs still work
+        press(mock_pins, 6)  # and so does the undo button
+        assert night.actions.get(timeout=5) == ("undo", None)
+    finally:
+        night.close()
+
+
+def press(factory, number) -> None:
+    """A button wired to ground with the internal pull-up: pressed reads low."""
+    factory.pin(number).drive_low()
+    factory.pin(number).drive_high()
+
+
+@pytest.mark.parametrize("undo_pin", [17, "GPIO17", "BOARD11"])  # three spellings of one pin
+def test_an_undo_button_on_an_led_pin_loses_only_the_undo_button(tmp_path, mock_pins, undo_pin):
+    night = assemble(night_settings(tmp_path, "seat_leds = [17, 27, 22]\ncentre_led = 12\nconfirm_button = 5\n"
+                                              f"undo_button = {undo_pin!r}\nrepeat_button = 13\n"), keyboard=False)
+    try:
+        assert night.problems == ["the undo button is off: pin GPIO17 is used twice: for the seat 1 LED (Ann) and "
+                                  f"for the undo button (given as {undo_pin!r})"]
+        press(mock_pins, 5)
+        assert night.actions.get(timeout=5) == ("confirm", None)  # on release: confirm carries the long press
+        press(mock_pins, 13)
+        assert night.actions.get(timeout=5) == ("repeat", None)
+        night.lights.show_turn(0)  # pin 17 is the LED's: driven by it, no button on it
+        assert mock_pins.pin(17).function == "output" and mock_pins.pin(17).state
+        night.lights.show_turn(None)
+        assert night.actions.poll() is None
+    finally:
+        night.close()
+
+
+def test_an_invalid_button_pin_name_loses_only_that_button(tmp_path, mock_pins):
+    night = assemble(night_settings(tmp_path, "seat_leds = [17, 27, 22]\ncentre_led = 12\nconfirm_button = 5\n"
+                                              "undo_button = 6\nstatus_button = 'GPIO99'\n"), keyboard=False)
+    try:
+        [problem] = night.problems
+        assert problem.startswith("the status button is off: bad pin 'GPIO99' for the status button: ")
+        press(mock_pins, 6)
+        press(mock_pins, 5)
+        assert [night.actions.get(timeout=5) for _ in range(2)] == [("undo", None), ("confirm", None)]
+    finally:
+        night.close()
+
+
+def test_without_gpio_on_this_computer_every_button_is_off_and_said_once(tmp_path, monkeypatch):
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+
+    def no_gpio():
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "ensure_pin_factory", staticmethod(no_gpio))
+    night = assemble(night_settings(tmp_path, "confirm_button = 5\nundo_button = 6\n"), keyboard=False)
+    try:
+        assert night.problems == ["buttons are off: cannot drive GPIO pins on this computer (Unable to load any "
+                                  "default pin factory!); on a laptop run `lcr-pi demo`, or set "
+                                  "GPIOZERO_PIN_FACTORY=mock to try with simulated pins"]
     finally:
         night.close()
 
