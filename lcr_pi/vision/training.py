@@ -393,7 +393,7 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
             continue
         before = len(labels)
         dets = []
-        if net is not None and s.source != "synthetic":
+        if net is not None:  # renders too: the detector's false peaks on them are hard backgrounds
             blob, scale = prepare_detector_input(s.image)
             net.setInput(blob)
             dets = decode_detections(net.forward(), scale, doubt=0.1)
@@ -419,8 +419,16 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
         for j, d in enumerate(dets):
             if j in used:
                 continue
-            if any(abs(d.cx - cx) < 0.8 * typical and abs(d.cy - cy) < 0.8 * typical for cx, cy in s.centres):
-                continue
+            near = [k for k, (cx, cy) in enumerate(s.centres) if abs(d.cx - cx) < 0.8 * typical and abs(d.cy - cy) < 0.8 * typical]
+            if near:
+                # A peak on part of a die (one pip of a 2, a side face) is not a die either: far
+                # off the die's centre and much smaller than the die. Peaks close to a die's
+                # centre stay out (the reader must read dice from rough detections).
+                k = min(near, key=lambda k: math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1]))
+                side = max(s.sizes[k]) if s.sizes[k] is not None else typical
+                off = math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1])
+                if not (off > 0.3 * side and max(d.w, d.h) < 0.6 * side):
+                    continue
             regions.append(_region(s.image, d.cx, d.cy, max(d.w, d.h)))
             labels.append(bg)
         for _ in range(2):
