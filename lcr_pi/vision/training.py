@@ -63,6 +63,13 @@ class Sample:
     extra: dict = field(default_factory=dict)
 
 
+# Photos whose labels are wrong (checked by eye): left out of training and calibration, where one
+# wrong label among 79 held-out photos would make 1% silent errors out of nothing.
+KNOWN_LABEL_ERRORS = {
+    "matteop65-d6/train/images/five_1.jpg": "lists a second die (a 1) that is not in the picture; only a 5 is",
+}
+
+
 def _held_out(name: str) -> bool:
     return int(hashlib.sha1(name.encode()).hexdigest(), 16) % 100 < 15
 
@@ -75,6 +82,10 @@ def load_real(data: Path) -> list[Sample]:
             print(f"skip {folder}: absent")
             continue
         for item in load_roll_folder(folder):
+            key = f"{set_name}/train/{item.image_path.relative_to(folder).as_posix()}"
+            if key in KNOWN_LABEL_ERRORS:
+                print(f"skip {key}: label error ({KNOWN_LABEL_ERRORS[key]})")
+                continue
             image = read_image(item.image_path)
             centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in item.boxes]
             if item.box_kind == "die":
