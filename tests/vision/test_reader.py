@@ -238,12 +238,15 @@ class ScriptedDetector:
         return out
 
 
-@pytest.mark.parametrize("side, second_look", [(12.0, 896), (24.0, None), (120.0, 160)])
-def test_dice_far_from_the_detectors_best_size_are_looked_for_again_at_their_scale(reader, side, second_look):
-    """Small dice in a wide full-resolution view, or a close-up, get a second detector pass."""
+@pytest.mark.parametrize("side, second_look, above", [(12.0, 896, 0.0), (24.0, None, 0.0), (120.0, None, 0.0), (120.0, 160, 64.0)])
+def test_dice_far_from_the_detectors_best_size_are_looked_for_again_at_their_scale(reader, side, second_look, above):
+    """Small dice in a wide full-resolution view get a second detector pass; a close-up only when asked."""
+    from dataclasses import replace
+
     from lcr_pi.vision.detect import long_side_for_die
 
     scripted = DiceReader(MODELS)
+    scripted.settings = replace(scripted.settings, rescale_above=above)
     scripted._detector = ScriptedDetector(side)
     frame = np.random.default_rng(0).integers(0, 255, (1536, 2048, 3), dtype=np.uint8)
     scripted.read(frame, dice_kind="pip")
