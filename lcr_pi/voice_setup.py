@@ -422,8 +422,15 @@ def setup_buttons(settings: Settings, on_action, pin_factory=None):
         raise UserError("gpio.enabled is false in the settings")
     if "confirm" not in pins or "choose" not in pins:
         raise UserError("the voice setup needs gpio.choose_button and gpio.confirm_button in the settings")
-    return TableButtons(pins, on_action=on_action, pin_factory=pin_factory,
-                        long_press_s=settings.gpio.long_press_seconds)
+    problems: list[str] = []
+    buttons = TableButtons(pins, on_action=on_action, pin_factory=pin_factory,
+                           long_press_s=settings.gpio.long_press_seconds, on_problem=problems.append)
+    # Undo and repeat only help; without choose and confirm there is no setup.
+    if "choose" in buttons.off or "confirm" in buttons.off:
+        buttons.close()
+        raise UserError("; ".join(p for p in problems if "choose" in p.split(":")[0] or "confirm" in p.split(":")[0]))
+    buttons.problems = problems  # the other buttons' mistakes, for the caller to say
+    return buttons
 
 
 def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,

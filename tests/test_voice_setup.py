@@ -287,6 +287,27 @@ def test_a_setup_that_cannot_be_saved_is_used_and_reported(tmp_path, factory):
     assert len(problems) == 1 and "cannot save the game setup to" in problems[0] and "not remembered" in problems[0]
 
 
+def test_a_bad_undo_pin_costs_only_undo_but_a_bad_choose_pin_stops_the_setup(tmp_path, factory):
+    from lcr_pi.voice_setup import setup_buttons
+
+    actions = ActionQueue()
+    settings = parse_settings("[gpio]\nconfirm_button = 5\nchoose_button = 26\nundo_button = 'GPIO99'\n", source="t")
+    buttons = setup_buttons(settings, actions.put_action, factory)
+    try:
+        assert sorted(buttons.buttons) == ["choose", "confirm"] and buttons.off == ["undo"]
+        assert len(buttons.problems) == 1 and buttons.problems[0].startswith("the undo button is off: bad pin 'GPIO99'")
+        press(factory, 26)
+        assert actions.get(timeout=2)[0] == "choose"
+    finally:
+        buttons.close()
+    settings = parse_settings("[gpio]\nconfirm_button = 5\nchoose_button = 5\nundo_button = 6\n", source="t")
+    with pytest.raises(UserError, match="the confirm and choose buttons are off.*GPIO5 is used twice"):
+        setup_buttons(settings, actions.put_action, factory)
+    from gpiozero import Button
+
+    Button(6, pin_factory=factory).close()  # the undo button made meanwhile was closed again: its pin is free
+
+
 def test_ask_without_buttons_says_why(tmp_path):
     settings = parse_settings(f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
     used, problems = power_on_setup(settings, mode="ask")

@@ -50,6 +50,8 @@ def run(args, *, stdin=None, pin_factory=None, make_speaker=None) -> int:
     try:
         buttons = setup_buttons(settings, actions.put_action, pin_factory)
         closers.append(buttons.close)
+        for problem in buttons.problems:
+            print(f"Warning: {problem}.", file=sys.stderr, flush=True)
     except UserError as exc:
         buttons = None
         print(f"Buttons are off ({exc}); type choose, confirm (or an empty line), repeat, undo or quit.",
