@@ -194,16 +194,9 @@ class DiceReader:
         st = self.settings
         if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px) and die_px > 0):
             raise UserError(f"die size must be a positive number of pixels, got {die_px!r}")
-        long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px, view_long_side)
-        blob, scale = prepare_detector_input(frame, long_side)
-        if float(blob.std()) * 255 < st.blank_std:
+        dets = self.find_dice(frame, die_px=die_px, view_long_side=view_long_side)
+        if dets is None:
             return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
-        dets = self._detect(blob, scale)
-        if dets and die_px is None:
-            better = self._better_long_side(dets, scale, frame.shape)
-            if better is not None:
-                blob, scale = prepare_detector_input(frame, better)
-                dets = self._detect(blob, scale)
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
@@ -211,9 +204,28 @@ class DiceReader:
                                only=[d.score >= st.sure_detection for d in dets])
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
-    def _detect(self, blob: np.ndarray, scale: float) -> list:
+    def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, view_long_side: int | None = None,
+                  doubt: float | None = None) -> list | None:
+        """The detector's candidates in a checked BGR frame (frame pixels, best first), looked for at
+        the scale :meth:`read` describes; ``None`` for a blank frame. ``doubt`` overrides the
+        settings' lowest detector score kept (calibration looks at everything once)."""
+        st = self.settings
+        doubt = st.doubt_detection if doubt is None else doubt
+        long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px, view_long_side)
+        blob, scale = prepare_detector_input(frame, long_side)
+        if float(blob.std()) * 255 < st.blank_std:
+            return None
+        dets = self._detect(blob, scale, doubt)
+        if dets and die_px is None:
+            better = self._better_long_side(dets, scale, frame.shape)
+            if better is not None:
+                blob, scale = prepare_detector_input(frame, better)
+                dets = self._detect(blob, scale, doubt)
+        return dets
+
+    def _detect(self, blob: np.ndarray, scale: float, doubt: float) -> list:
         self._detector.setInput(blob)
-        return decode_detections(self._detector.forward(), scale, doubt=self.settings.doubt_detection)
+        return decode_detections(self._detector.forward(), scale, doubt=doubt)
 
     def _long_side_for(self, shape, die_px: float, view_long_side: int | None) -> int:
         """Detector input long side for a frame whose dice are ``die_px`` across: the whole view's

@@ -45,7 +45,7 @@ from lcr_pi.vision.detect import DETECT_LONG_SIDE, STRIDE, decode_detections, pr
 PATCH = 256
 REGION = 96  # classifier training regions are cut at REGION px covering REGION_SCALE * face
 REGION_SCALE = 2.6
-DOUBT_GRID = (0.05, 0.1, 0.2)  # detector peaks below the chosen one are ignored, above it doubtful
+DOUBT_GRID = (0.05, 0.1, 0.2, 0.3)  # detector peaks below the chosen one are ignored, above it doubtful
 REAL_WEIGHT = 3.0  # within a class, a real photo's crop is drawn this many times as often as a render
 
 
@@ -589,9 +589,7 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> 
     for s in samples:
         if not s.held_out:
             continue
-        blob, scale = prepare_detector_input(s.image)
-        reader._detector.setInput(blob)
-        dets = decode_detections(reader._detector.forward(), scale, doubt=min(DOUBT_GRID))
+        dets = reader.find_dice(s.image, doubt=min(DOUBT_GRID)) or []  # as the reader looks (incl. a second look)
         crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
         # One view, and four turns where the single view is below tta_below: the reader uses the
         # turns only for sure detections, which depends on the threshold tried below.
@@ -623,7 +621,7 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = 0.01) -> 
             if t <= top]
     print(f"a quarter of held-out detections (score >= 0.3) reach confidence {top:.5f}; confidence grid {grid}")
     table = []
-    for doubt, det_t, t in [(a, b, c) for a in DOUBT_GRID for b in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5) for c in grid if b >= a]:
+    for doubt, det_t, t in [(a, b, c) for a in DOUBT_GRID for b in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6) for c in grid if b >= a]:
         if True:
             st = replace(base, sure_confidence=t, sure_detection=det_t, doubt_detection=doubt)
             per_group = {}
