@@ -160,11 +160,22 @@ def decode_detections(output: np.ndarray, scale: float, doubt: float = 0.15, max
     return suppress_overlaps(found)
 
 
-def suppress_overlaps(dets: list[Detection], max_overlap: float = 0.5) -> list[Detection]:
-    """Drop a weaker detection whose centre lies well inside a stronger one's box."""
+def suppress_overlaps(dets: list[Detection], max_distance: float = 0.7) -> list[Detection]:
+    """Drop a weaker detection whose centre is within ``max_distance`` face sides of a stronger one's.
+
+    Two flat dice's top faces cannot overlap, so their centres are at least one side apart (even
+    turned 45 degrees and touching corner to edge, where their upright boxes do overlap): a peak
+    closer than that is the same die seen twice.
+
+    >>> a, b = Detection(454, 465, 64, 64, math.pi / 4, 0.6), Detection(421, 496, 64, 64, math.pi / 4, 0.5)
+    >>> len(suppress_overlaps([a, b]))                        # two dice touching, turned 45 degrees
+    2
+    >>> len(suppress_overlaps([a, Detection(460, 470, 64, 64, math.pi / 4, 0.3)]))   # one die twice
+    1
+    """
     kept: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.score):
-        if any(abs(d.cx - k.cx) < max_overlap * k.w and abs(d.cy - k.cy) < max_overlap * k.h for k in kept):
+        if any(math.hypot(d.cx - k.cx, d.cy - k.cy) < max_distance * k.side for k in kept):
             continue
         kept.append(d)
     return kept
