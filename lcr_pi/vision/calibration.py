@@ -157,12 +157,16 @@ def grow_box(box: Box, margin: float, width: int, height: int, include=()) -> Bo
 
 
 def measure_die_px(reading) -> float | None:
-    """The median top-face side of the dice a reader saw (from their corners, else their boxes)."""
+    """The median top-face side of the dice a reader saw (from their corners, else their boxes).
+
+    A face's side is its longer edge, as the reader measures dice (``Detection.side``), so that the
+    reader given this size chooses the scale it would choose by itself.
+    """
     sides = []
     for die in getattr(reading, "dice", ()):
         if len(die.corners) >= 4:
             c = np.asarray(die.corners, np.float64)
-            sides.append(float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))))
+            sides.append(float(np.max(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))))
         else:
             x0, y0, x1, y1 = die.box
             sides.append(float(min(x1 - x0, y1 - y0)))
