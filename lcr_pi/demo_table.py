@@ -33,7 +33,10 @@ class ReadingScore:
     agreed: int = 0
     unsure: int = 0
     typed: int = 0  # rolls a player typed after the reader stayed unsure
-    wrong: list = field(default_factory=list)  # (thrown, read) pairs read "clear" but wrong
+    wrong: list = field(default_factory=list)  # (thrown, read): read "clear", the right number of dice, wrong faces
+    # (thrown, read): read "clear" with another number of dice than thrown. The referee does not act on
+    # these (it says how many dice it saw and asks again), but the reader was sure and wrong.
+    miscounted: list = field(default_factory=list)
 
 
 class SimulatedPlayers:
@@ -144,5 +147,7 @@ class RenderedRolls(SimulatedPlayers):
         self._unsure_in_a_row = 0
         if sorted(reading.faces) == sorted(self.thrown):
             self.score.agreed += 1
+        elif len(reading.faces) != len(self.thrown):
+            self.score.miscounted.append((self.thrown, tuple(reading.faces)))
         else:
             self.score.wrong.append((self.thrown, tuple(reading.faces)))

@@ -110,10 +110,13 @@ def run(args) -> int:
     if not args.typed:
         score = source.score
         print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
-              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong; "
+              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong, "
+              f"{len(score.miscounted)} saw another number of dice (the referee asked again); "
               f"{score.typed} rolls were typed after repeated unsure reads.")
         for thrown, read in score.wrong:
             print(f"  WRONG: thrown {' '.join(thrown)}, read {' '.join(read)}")
+        for thrown, read in score.miscounted:
+            print(f"  MISCOUNTED: thrown {' '.join(thrown)}, read {' '.join(read)}")
     print(f"Replay it with: lcr-pi demo --seed {seed} --players {','.join(config.players)} "
           f"--chips {config.starting_chips} --variant {config.variant_name}{' --typed' if args.typed else ''}")
     sys.stdout.flush()

@@ -387,9 +387,11 @@ def motion_blur(img: np.ndarray, vec) -> np.ndarray:
     """
     vec = np.asarray(vec, np.float64)
     length = float(np.hypot(vec[0], vec[1]))
-    if length <= 1.0:
+    if not np.isfinite(length) or length <= 1.0:
         return img
     h, w = img.shape[:2]
+    if length > h + w:  # a point projected from near the camera's plane: a smear across the frame at most
+        vec, length = vec * ((h + w) / length), float(h + w)
     if length < 8:
         m = int(np.ceil(np.log2(length + 1)))
         step = vec / (2 ** m - 1)
