@@ -33,7 +33,7 @@ OUTPUT_CHANNELS = 7
 # are much smaller (a wide full-resolution view) or larger (a close-up), the reader runs the
 # detector again at the scale that brings them to this size (see :func:`long_side_for_die`).
 TARGET_DIE_SIDE = 24.0
-MIN_LONG_SIDE, MAX_LONG_SIDE = 160, 1280
+MIN_LONG_SIDE, MAX_LONG_SIDE = 160, 1024
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,8 @@ def test_truncated_image_file(tmp_path):
 # ----------------------------------------------------------------------------- real photos and rendered scenes
 
 # Measured with the shipped models on the first six photos of each test half (models/README.md):
-# nell-byler 64 of 83 dice read and sure, matteop65 6 of 8, no silent errors on either.
-FIRST_SIX_MIN_READ = {"nell-byler-d6": 0.7, "matteop65-d6": 0.6}
+# nell-byler 70 of 83 dice read and sure, matteop65 8 of 8, no silent errors on either.
+FIRST_SIX_MIN_READ = {"nell-byler-d6": 0.8, "matteop65-d6": 0.85}
 
 
 @pytest.mark.parametrize("set_name", ["nell-byler-d6", "matteop65-d6"])
@@ -163,8 +163,8 @@ def test_rendered_lcr_scenes(reader):
         faces = sorted(d.face for d in scene.dice)
         results.append((r.verdict, sorted(r.faces) == faces))
         assert not (r.verdict == "clear" and sorted(r.faces) != faces), (r, faces)
-    # Measured: 2 of these 6 holdout scenes read clear and right, the other 4 unsure or cocked.
-    assert sum(ok and v == "clear" for v, ok in results) >= 2
+    # Measured: 3 of these 6 holdout scenes read clear and right, the other 3 unsure.
+    assert sum(ok and v == "clear" for v, ok in results) >= 3
 
 
 class CornerNet:
