@@ -1,38 +1,61 @@
-"""Teach mode on a dice design the reader has never seen, and ordinary pip dice with and without it.
+"""Teach mode on dice designs the reader has never seen, and ordinary pip dice with and without it.
 
-The unseen design ("violet-words"): violet dice with yellow ink; L and R are the words LEFT and
-RIGHT, C is a five-pointed star, the dot face a ring. It is painted onto the top faces of rendered
-LCR scenes (the renderer's truth gives each top face's corners; the sides keep the rendered design),
-then blurred and noised like the rest of the frame.
+Designs (``--design``):
 
-1. Teach with ``--views`` (<= 5) views of each face, cut from teaching scenes by their true corners.
-2. Read fresh scenes of the design: with the real reader when its models are present (the reader
-   finds the dice, the taught set names them), and with the true corners (the taught classifier alone).
+* ``violet-words``: violet dice with yellow ink; L and R are the words LEFT and RIGHT, C is a
+  five-pointed star, the dot face a ring. Drawn by the scene renderer (every face of the die in this
+  design, lit and shaded like any rendered die) from holdout-pool scenes.
+* ``violet-painted``: the same faces painted flat onto the top faces of rendered LCR scenes (the
+  sides keep the rendered design; a harsher, less realistic look: the detector also fires on the
+  sides' letters).
+* ``green-engraved``: green dice with dark green engraved serif letters and a white dot, drawn by
+  the renderer.
+
+1. Teach like a player: scenes with one die each, in order, until every face has ``--views``
+   (<= 5) views; the real reader outlines the die (:func:`lcr_pi.commands.teach.single_die_outline`,
+   as ``lcr-pi teach`` does), a scene where it sees no die or several is shown again (counted).
+   ``--teach-from truth`` starts from the renderer's true corners instead (the die is still
+   measured from the picture, as in real use).
+2. Read fresh scenes of the design (1-3 dice): the taught set alone on the true corners, the reader
+   alone, and the reader with the taught set (``TaughtReader``).
 3. Pip dice: ``lcr-pi eval``-style metrics on the real test sets with and without the taught set.
 
-    .venv/bin/python benchmarks/bench_teach.py [--views 5] [--scenes 60] [--data ../shared/data]
+    .venv/bin/python benchmarks/bench_teach.py [--design all|violet-words|...] [--views 5] [--scenes 60]
 """
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # many small matrix products: threads only cost (see README)
+
 import argparse
+import contextlib
 import statistics
 import time
 from pathlib import Path
+from unittest import mock
 
 import cv2
 import numpy as np
 
+from lcr_pi.vision import render
 from lcr_pi.vision.render import random_scene
-from lcr_pi.vision.teach import TaughtReader, rectify_face, teach
+from lcr_pi.vision.render_designs import DieDesign
+from lcr_pi.vision.teach import TaughtReader, teach, view_context
 
 BODY = (150, 40, 120)  # BGR violet
 INK = (40, 215, 245)  # BGR yellow
 TEX = 128
 
+VIOLET = DieDesign(name="lcr/violet-words", kind="lcr", body=BODY, ink=INK, rounding=0.12, gloss=0.3)
+GREEN = DieDesign(name="lcr/green-engraved", kind="lcr", body=(70, 140, 45), ink=(40, 80, 25), font="urw-bookman-demi",
+                  letter_size=0.66, dot_radius=0.2, engraved=1.0, rounding=0.14, gloss=0.3, one_ink=(235, 240, 240))
+DESIGNS = ("violet-words", "violet-painted", "green-engraved")
+
 
 def face_texture(face: str) -> np.ndarray:
-    """The unseen design's top face, drawn upright on a TEX x TEX square."""
+    """The violet design's face, drawn upright on a TEX x TEX square."""
     img = np.full((TEX, TEX, 3), BODY, np.uint8)
     if face in ("L", "R"):
         word = "LEFT" if face == "L" else "RIGHT"
@@ -51,8 +74,26 @@ def face_texture(face: str) -> np.ndarray:
     return img
 
 
+_render_texture = render.face_texture
+
+
+def _texture(design, label, size, spin, light_q):
+    """The renderer's face textures, with the violet design's faces drawn by :func:`face_texture`."""
+    if design.name != VIOLET.name:
+        return _render_texture(design, label, size, spin, light_q)
+    tex = cv2.resize(face_texture(label), (size, size), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return np.ascontiguousarray(np.rot90(tex, spin)), None
+
+
+@contextlib.contextmanager
+def drawing(design: DieDesign):
+    """Make the renderer draw every LCR die in ``design`` (the renderer has no such option)."""
+    with mock.patch.object(render, "random_design", lambda *a, **k: design), mock.patch.object(render, "face_texture", _texture):
+        yield
+
+
 def paint_design(scene, rng) -> np.ndarray:
-    """The scene's image with every die's top face repainted in the unseen design."""
+    """The scene's image with every die's top face repainted in the violet design."""
     image = scene.image.copy()
     h, w = image.shape[:2]
     src = np.array([[0, 0], [TEX - 1, 0], [TEX - 1, TEX - 1], [0, TEX - 1]], np.float32)
@@ -69,51 +110,93 @@ def paint_design(scene, rng) -> np.ndarray:
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
-def design_scenes(seed: int, n: int, size=(640, 480)):
-    """``n`` scenes of the unseen design: (painted image, scene truth)."""
+def design_scenes(seed: int, n: int, size=(640, 480), design: str = "violet-painted", n_dice=(1, 3)):
+    """``n`` scenes of a design: (image, scene truth)."""
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {', '.join(DESIGNS)}, not {design!r}")
     rng = np.random.default_rng(seed)
     out = []
-    for _ in range(n):
-        scene = random_scene(rng, size=size, n_dice=(1, 3), kind="lcr", pool="holdout")
-        out.append((paint_design(scene, rng), scene))
+    if design == "violet-painted":
+        for _ in range(n):
+            scene = random_scene(rng, size=size, n_dice=n_dice, kind="lcr", pool="holdout")
+            out.append((paint_design(scene, rng), scene))
+        return out
+    with drawing(VIOLET if design == "violet-words" else GREEN):
+        for _ in range(n):
+            scene = random_scene(rng, size=size, n_dice=n_dice, kind="lcr", pool="holdout")
+            out.append((scene.image, scene))
     return out
 
 
 def teaching_examples(scenes, views: int) -> dict[str, list[np.ndarray]]:
-    """Up to ``views`` straightened faces of each face, in scene order (what a player would show)."""
+    """Up to ``views`` context crops of each face cut by the true corners, in scene order."""
     examples: dict[str, list[np.ndarray]] = {}
     for image, scene in scenes:
         for die in scene.dice:
             if not die.cocked and len(examples.setdefault(die.face, [])) < views:
-                examples[die.face].append(rectify_face(image, die.corners))
+                examples[die.face].append(view_context(image, die.corners))
     return examples
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--views", type=int, default=5)
-    parser.add_argument("--scenes", type=int, default=60)
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
-    parser.add_argument("--models", default=None)
-    args = parser.parse_args()
-    cv2.setNumThreads(1)
+def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarray]], int]:
+    """Up to ``views`` context crops of each face as ``lcr-pi teach`` takes them: one die per
+    picture, outlined by the reader. Returns the examples and how many pictures were refused."""
+    from lcr_pi.commands.teach import single_die_outline
 
-    taught = teach(teaching_examples(design_scenes(1, 40), args.views), name="violet-words", kind="lcr")
-    print(f"taught {taught.name}: views {taught.views}, scale {taught.scale:.3f}")
-    test = design_scenes(2, args.scenes)
+    examples: dict[str, list[np.ndarray]] = {}
+    refused = 0
+    for image, scene in scenes:
+        (die,) = scene.dice
+        if die.cocked or len(examples.setdefault(die.face, [])) >= views:
+            continue
+        outline = single_die_outline(reader.read(image, dice_kind="lcr").dice)
+        if outline is None:
+            refused += 1
+            continue
+        examples[die.face].append(view_context(image, outline))
+    return examples, refused
+
+
+def score_truth(taught, scenes) -> dict:
     right = wrong = unsure = 0
-    for image, scene in test:
+    for image, scene in scenes:
         for die in scene.dice:
-            face, conf, familiar = taught.classify(rectify_face(image, die.corners))
+            face, conf, familiar = taught.classify(view_context(image, die.corners))
             if not familiar or conf < 0.6:
                 unsure += 1
             elif face == die.face:
                 right += 1
             else:
                 wrong += 1
-    n = right + wrong + unsure
-    print(f"taught classifier on true corners: {n} dice, correct {right / n:.2%}, unsure {unsure / n:.2%}, "
-          f"sure and wrong {wrong / n:.2%}")
+    n = max(1, right + wrong + unsure)
+    return {"dice": n, "correct": right / n, "unsure": unsure / n, "wrong": wrong / n}
+
+
+def score_reader(read, scenes) -> tuple[dict, list[float]]:
+    from lcr_pi.vision.evaluate import score_image, summarize
+
+    scores, times = [], []
+    for image, scene in scenes:
+        item = type("Item", (), {"faces": tuple(d.face for d in scene.dice), "boxes": tuple(d.box for d in scene.dice),
+                                 "box_kind": "die"})()
+        start = time.perf_counter()
+        reading = read(image, dice_kind="lcr")
+        times.append((time.perf_counter() - start) * 1000)
+        scores.append(score_image(item, reading))
+    return summarize(scores, times), times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--design", choices=DESIGNS + ("all",), default="all")
+    parser.add_argument("--views", type=int, default=5)
+    parser.add_argument("--scenes", type=int, default=60)
+    parser.add_argument("--teach-from", choices=["reader", "truth"], default="reader")
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    parser.add_argument("--models", default=None)
+    parser.add_argument("--no-pip", action="store_true", help="skip the real pip test sets")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
 
     from lcr_pi.errors import UserError
     from lcr_pi.vision.reader import DiceReader
@@ -121,29 +204,42 @@ def main() -> int:
     try:
         reader = DiceReader(args.models)
     except UserError as exc:
-        print(f"reader not available ({exc}): the end-to-end and pip measurements need the models")
+        reader = None
+        print(f"reader not available ({exc}): teaching from true corners; no end-to-end or pip measurements")
+    taught_sets = []
+    for design in DESIGNS if args.design == "all" else (args.design,):
+        if args.teach_from == "truth" or reader is None:
+            examples, refused = teaching_examples(design_scenes(1, 40, design=design), args.views), 0
+        else:
+            examples, refused = player_examples(reader, design_scenes(1, 80, design=design, n_dice=1), args.views)
+        start = time.perf_counter()
+        taught = teach(examples, name=design, kind="lcr")
+        taught_sets.append(taught)
+        mixed = {f"{g}->{f}": v for g, row in taught.confusion.items() for f, v in row.items() if v >= 1}
+        print(f"{design}: taught from {args.teach_from if reader else 'truth'} outlines in "
+              f"{time.perf_counter() - start:.1f} s: views shown {dict((f, len(v)) for f, v in examples.items())}, "
+              f"kept {taught.views} ({refused} pictures refused), scale {taught.scale:.3f}, "
+              f"held-out views nearer another face: {mixed or 'none'}")
+        test = design_scenes(2, args.scenes, design=design)
+        m = score_truth(taught, test)
+        print(f"{design}, taught set on true corners: {m['dice']} dice, correct {m['correct']:.2%}, "
+              f"unsure {m['unsure']:.2%}, sure and wrong {m['wrong']:.2%}")
+        if reader is None:
+            continue
+        taught_reader = TaughtReader(reader, taught)
+        for name, read in (("reader alone", reader.read), ("reader + taught set", taught_reader.read)):
+            m, times = score_reader(read, test)
+            print(f"{design}, {name}: die accuracy {m['die_accuracy']:.2%}, silent errors {m['silent_error_rate']:.2%}, "
+                  f"unsure {m['unsure_rate']:.2%}, recall {m['recall']:.2%}, {statistics.median(times):.1f} ms median")
+    if reader is None or args.no_pip:
         return 0
     from lcr_pi.commands.eval import evaluate_folder
     from lcr_pi.vision.dataset import load_roll_folder
-    from lcr_pi.vision.evaluate import score_image, summarize
 
-    taught_reader = TaughtReader(reader, taught)
-    for name, read in (("reader alone", reader.read), ("reader + taught set", taught_reader.read)):
-        scores, times = [], []
-        for image, scene in test:
-            item = type("Item", (), {"faces": tuple(d.face for d in scene.dice), "boxes": tuple(d.box for d in scene.dice),
-                                     "box_kind": "die"})()
-            start = time.perf_counter()
-            reading = read(image, dice_kind="lcr")
-            times.append((time.perf_counter() - start) * 1000)
-            scores.append(score_image(item, reading))
-        m = summarize(scores, times)
-        print(f"unseen design, {name}: die accuracy {m['die_accuracy']:.2%}, silent errors {m['silent_error_rate']:.2%}, "
-              f"unsure {m['unsure_rate']:.2%}, {statistics.median(times):.1f} ms")
-    data = Path(args.data)
-    for folder in sorted(data.glob("*/test")):
+    for folder in sorted(Path(args.data).glob("*/test")):
         items = load_roll_folder(folder)
-        for name, read in (("without", reader.read), ("with taught set", taught_reader.read)):
+        readers = [("without", reader.read)] + [(f"with {t.name}", TaughtReader(reader, t).read) for t in taught_sets]
+        for name, read in readers:
             m, _ = evaluate_folder(folder, read, "auto", None, items)
             print(f"pip {folder.parent.name}/test {name}: die accuracy {m['die_accuracy']:.2%}, "
                   f"silent errors {m['silent_error_rate']:.2%}, unsure {m['unsure_rate']:.2%}")

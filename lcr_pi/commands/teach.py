@@ -38,10 +38,44 @@ def _corners_from_box(box):
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
 
 
+def single_die_outline(dice):
+    """The rough outline of the one die shown, from the reader's dice, or None when it sees none or
+    several dice.
+
+    The reader may find one die more than once (its top face and a side, or a mark on it): dice
+    whose centres lie within one and a half sides of each other count as one, outlined by a square
+    around all of them (teaching finds the face inside it). Dice further apart are several dice.
+
+    >>> from types import SimpleNamespace as Die
+    >>> one = Die(corners=((10, 10), (30, 10), (30, 30), (10, 30)), centre=(20, 20))
+    >>> side = Die(corners=((28, 12), (40, 12), (40, 28), (28, 28)), centre=(34, 20))
+    >>> single_die_outline([one, side]).tolist()
+    [[10.0, 5.0], [40.0, 5.0], [40.0, 35.0], [10.0, 35.0]]
+    >>> single_die_outline([one, Die(corners=((100, 10), (120, 10), (120, 30), (100, 30)), centre=(110, 20))]) is None
+    True
+    """
+    import numpy as np
+
+    from lcr_pi.vision.teach import die_corners
+
+    if not dice:
+        return None
+    quads = [np.asarray(die_corners(d), np.float64) for d in dice]
+    sides = [float(np.mean(np.linalg.norm(q - np.roll(q, 1, 0), axis=1))) for q in quads]
+    centres = np.array([q.mean(0) for q in quads])
+    span = 1.5 * max(sides)
+    if float(np.linalg.norm(centres[:, None] - centres[None], axis=2).max()) > span:
+        return None
+    pts = np.concatenate(quads)
+    (x0, y0), (x1, y1) = pts.min(0), pts.max(0)
+    cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0) / 2
+    return np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]])
+
+
 def examples_from_folder(folder, reader=None) -> dict:
-    """Straightened faces from a labelled roll folder, ``{face: [image, ...]}``."""
+    """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``."""
     from lcr_pi.vision.dataset import load_roll_folder, read_image
-    from lcr_pi.vision.teach import die_corners, rectify_face
+    from lcr_pi.vision.teach import view_context
 
     folder = Path(folder)
     items = load_roll_folder(folder)
@@ -60,22 +94,22 @@ def examples_from_folder(folder, reader=None) -> dict:
         elif item.boxes is not None and item.box_kind == "die":
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
-            dice = reader.read(image).dice
-            if len(dice) != 1:
-                print(f"note: {item.image_path.name}: the reader saw {len(dice)} dice, not 1; skipped")
+            outline = single_die_outline(reader.read(image).dice)
+            if outline is None:
+                print(f"note: {item.image_path.name}: the reader did not see exactly one die; skipped")
                 continue
-            quads = [die_corners(dice[0])]
+            quads = [outline]
         else:
             print(f"note: {item.image_path.name}: no corners or boxes and not a single die; skipped")
             continue
         for face, quad in zip(item.faces, quads):
-            examples.setdefault(face, []).append(rectify_face(image, quad))
+            examples.setdefault(face, []).append(view_context(image, quad))
     return examples
 
 
 def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=print) -> dict:
     """Prompted views: for each face, ``views`` pictures of one die showing it."""
-    from lcr_pi.vision.teach import die_corners, rectify_face
+    from lcr_pi.vision.teach import view_context
 
     examples: dict[str, list] = {}
     for face in faces:
@@ -89,10 +123,11 @@ def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=pr
             if frame is None:
                 raise UserError("the camera gave no frames")
             dice = reader.read(frame).dice
-            if len(dice) != 1:
-                say(f"I see {len(dice)} dice; put exactly one die in the tray and try again.")
+            outline = single_die_outline(dice)
+            if outline is None:
+                say(f"I see {'no' if not dice else 'more than one'} die; put exactly one die in the tray and try again.")
                 continue
-            examples.setdefault(face, []).append(rectify_face(frame, die_corners(dice[0])))
+            examples.setdefault(face, []).append(view_context(frame, outline))
             k += 1
     return examples
 

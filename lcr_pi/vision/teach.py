@@ -1,16 +1,30 @@
 """Teach mode: the reader learns a dice set it was never trained on from a few views of each face.
 
-A player shows each face a few times (``lcr-pi teach``). For each view the die's top face is cut out
-and straightened from its four corners (:func:`rectify_face`), and turned into a descriptor
-(:func:`face_descriptor`): a small, blurred, contrast-normalised grey patch plus the face's colours
-(so red-on-white and blue-on-white faces differ). Corners are only known up to a quarter turn, so
-every taught view is stored at its four quarter turns.
+A player shows each face a few times (``lcr-pi teach``). The die in each picture is measured from
+the picture itself (:func:`die_outline`: what differs from the tray around it), because the reader's
+outline of a design it never saw may be far off, and the region around it is kept as a *context
+crop* (:func:`face_context`). The face is then found inside the crop by a search over positions,
+sizes, turns and slants (:func:`_search`) for the cut nearest other views of the same face: at
+teaching time the views of a face are aligned on each other that way, and a die being read is
+aligned on the taught views the same way. A cut is compared through its descriptor
+(:func:`face_descriptor`): a small, blurred, contrast-normalised grey patch of the middle of the
+face plus the face's colours (so red-on-white and blue-on-white faces differ). Corners are only
+known up to a quarter turn, so every taught view is stored at its four quarter turns, and also at
+slight slants and a little blurred.
 
-Reading (:class:`TaughtReader`): the ordinary reader finds the dice; each die that looks like the
-taught set gets its face from its nearest taught views, and any other die (ordinary pip or LCR
-dice) keeps the reader's own answer. The confidence falls with the distance: a face far from every
-taught view or as close to two faces is *unsure*, never a guess. The distance scale comes from the
-taught views themselves (how far apart views of one face are), so it adapts to each set.
+Finding the dice (:func:`find_taught_dice`): from each die the reader finds, and from every blob of
+the taught body colour (:class:`BodyMap`), since the reader's detector never saw this design and
+may miss dice or outline only a mark on them. One die is kept per place; finds on a larger die's
+sides (which show other faces) are dropped; a die-sized blob of the body colour that no die
+accounts for is reported as an unsure die ``"?"`` rather than left out of the roll.
+
+Reading (:class:`TaughtReader`): each die that looks like the taught set gets its face from the
+taught views, and any other die (ordinary pip or LCR dice) keeps the reader's own answer; a frame
+with no taught die is the reader's reading unchanged. The confidence falls with the distance: a
+face far from every taught view, or as close to two faces, is *unsure*, never a guess. Distances
+are measured in the taught set's own scale (how far apart aligned views of one face are), and the
+margin needed between two faces grows where the taught views themselves mixed them up (each view
+held out and searched for among the others, at teaching time), so the rules adapt to each set.
 
 Saved as ``.npz`` (see ``calibration/README.md``).
 
@@ -23,10 +37,11 @@ Saved as ``.npz`` (see ``calibration/README.md``).
 from __future__ import annotations
 
 import json
+import math
 import time
 import zipfile
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -34,71 +49,381 @@ import numpy as np
 
 from lcr_pi.errors import UserError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
-RECTIFY = 48  # straightened face side before shrinking
+COARSE = 10  # coarse descriptor patch side, for the first, wide search
+INNER = 0.6  # the descriptor looks at the middle 60% of the face: rounded edges, sides and tray left out
+CONTEXT = 96  # side of a view's context crop (pixels)
+SPAN = 2.4  # a context crop spans this many rough face sides
+FACE_PX = CONTEXT / SPAN  # the rough face's side in its context crop
 MIN_VIEWS = 3
-ROWS_PER_VIEW = 36  # each view is stored at 9 small jitters x 4 quarter turns
-FAMILIAR = 4.5  # a face further than this many typical distances from every taught view is not of the set
+FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
+DESCRIPTOR = f"patch{PATCH}+colour"
 KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
+
+# The wide search around a rough outline: sizes, shifts (fractions of the side) and turns (degrees).
+COARSE_SCALES = (0.55, 0.65, 0.77, 0.9, 1.05, 1.25)
+COARSE_SHIFTS = (-0.3, -0.15, 0.0, 0.15, 0.3)
+COARSE_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Cutting faces out of frames
+
+
+def _clockwise(c: np.ndarray) -> np.ndarray:
+    """Corners in image-clockwise order (a mirrored face would not match its taught views)."""
+    u, v = c[1] - c[0], c[3] - c[0]
+    if float(u[0] * v[1] - u[1] * v[0]) < 0:
+        return c[[0, 3, 2, 1]]
+    return c
+
+
+def _context_transform(corners) -> np.ndarray:
+    """3x3 map from frame pixels to context-crop pixels for a rough outline."""
+    c = _clockwise(np.asarray(corners, np.float64).reshape(4, 2))
+    m, h = (CONTEXT - 1) / 2, FACE_PX / 2
+    dst = np.array([[m - h, m - h], [m + h, m - h], [m + h, m + h], [m - h, m + h]], np.float64)
+    return cv2.getPerspectiveTransform(c.astype(np.float32), dst.astype(np.float32)).astype(np.float64)
+
+
+def face_context(frame: np.ndarray, corners) -> np.ndarray:
+    """The region around a rough face outline, straightened: ``CONTEXT`` x ``CONTEXT`` BGR pixels in
+    which the outline is the central square of side ``FACE_PX``.
+
+    The crop keeps room around the outline because outlines are rough; the face is found inside it
+    by :func:`_search`. Large faces are shrunk by area averaging first (no aliasing of fine print).
+
+    >>> frame = np.zeros((200, 200, 3), np.uint8); frame[80:120, 80:120] = 255
+    >>> ctx = face_context(frame, [(80, 80), (120, 80), (120, 120), (80, 120)])
+    >>> ctx.shape, int(ctx[48, 48, 0]), int(ctx[5, 5, 0])
+    ((96, 96, 3), 255, 0)
+    """
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    H = _context_transform(corners)
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+    shrink = FACE_PX / max(side, 1e-6)
+    if shrink < 0.8:
+        inv = np.linalg.inv(H)
+        box = cv2.perspectiveTransform(np.array([[[0, 0], [CONTEXT, 0], [CONTEXT, CONTEXT], [0, CONTEXT]]], np.float64), inv)[0]
+        h, w = frame.shape[:2]
+        x0, y0 = (int(max(0, math.floor(v))) for v in box.min(0))
+        x1, y1 = int(min(w, math.ceil(box[:, 0].max()) + 1)), int(min(h, math.ceil(box[:, 1].max()) + 1))
+        if x1 - x0 >= 8 and y1 - y0 >= 8:
+            roi = frame[y0:y1, x0:x1]
+            small = cv2.resize(roi, (max(1, round((x1 - x0) * shrink)), max(1, round((y1 - y0) * shrink))),
+                               interpolation=cv2.INTER_AREA)
+            sx, sy = small.shape[1] / (x1 - x0), small.shape[0] / (y1 - y0)
+            # frame -> small: scale about the ROI's corner (pixel centres stay pixel centres)
+            S = np.array([[sx, 0, 0.5 * sx - 0.5 - sx * x0], [0, sy, 0.5 * sy - 0.5 - sy * y0], [0, 0, 1]])
+            return cv2.warpPerspective(small, H @ np.linalg.inv(S), (CONTEXT, CONTEXT), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(frame, H, (CONTEXT, CONTEXT), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 # --------------------------------------------------------------------------------------------
 # Descriptors
 
 
-def rectify_face(frame: np.ndarray, corners, size: int = RECTIFY, inset: float = 0.2) -> np.ndarray:
-    """The top face straightened into a ``size`` x ``size`` BGR square.
+def _blur3(grey: np.ndarray) -> np.ndarray:
+    """3x3 Gaussian (1 2 1) over the last two axes, edges replicated."""
+    p = np.pad(grey, [(0, 0)] * (grey.ndim - 2) + [(1, 1), (1, 1)], mode="edge")
+    p = p[..., :-2, :] + 2 * p[..., 1:-1, :] + p[..., 2:, :]
+    return (p[..., :-2] + 2 * p[..., 1:-1] + p[..., 2:]) / 16.0
 
-    The inset keeps to the middle of the face: a rough outline (the detector gives a square, the face
-    in perspective is not one) would otherwise cut into the die's sides or the tray."""
-    c = np.asarray(corners, np.float32).reshape(4, 2)
-    centre = c.mean(0)
-    c = centre + (c - centre) * (1 - inset)
-    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
-    # Corners may come clockwise or anticlockwise; a mirrored face would not match its taught views.
-    cross = np.cross(c[1] - c[0], c[3] - c[0])
-    if cross < 0:
-        c = c[[0, 3, 2, 1]]
-    H = cv2.getPerspectiveTransform(c, dst)
-    return cv2.warpPerspective(frame, H, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+def _channels(image: np.ndarray) -> np.ndarray:
+    """A BGR image as float32 channels (grey, L, a, b), each 0..1: what descriptors are made of."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    return cv2.merge([grey, *cv2.split(lab)]).astype(np.float32) * (1 / 255.0)
+
+
+def _describe(patches: np.ndarray) -> np.ndarray:
+    """Descriptors of ``(N, P, P, 4)`` patches of :func:`_channels`: grey shape (P*P) + colour layout (39)."""
+    n, p = patches.shape[:2]
+    grey = _blur3(patches[..., 0]).reshape(n, -1)
+    grey -= grey.mean(1, keepdims=True)
+    grey /= np.maximum(np.linalg.norm(grey, axis=1, keepdims=True), 1e-3)
+    lab = patches[..., 1:].reshape(n, p * p, 3)
+    light = lab[..., 0]
+    # The face's two colours: its darker part and its lighter part (ink or body, whichever is which).
+    k = p * p // 2
+    dark = light < (np.partition(light, k, axis=1)[:, k: k + 1] - 10 / 255.0)
+    count = dark.sum(1, keepdims=True).astype(np.float32)
+    total = lab.sum(1)
+    dark_sum = np.einsum("np,npc->nc", dark.astype(np.float32), lab)
+    dark_mean = np.where(count > 0, dark_sum / np.maximum(count, 1), total / (p * p))
+    light_mean = np.where(count < p * p, (total - dark_sum) / np.maximum(p * p - count, 1), total / (p * p))
+    colour = np.tile(np.concatenate([light_mean, dark_mean, count / (p * p)], 1), 5)  # 35 values: colour weighs about a fifth
+    colour = np.concatenate([colour, np.zeros((n, 4), np.float32)], 1) * 0.25
+    return np.concatenate([grey, colour], 1).astype(np.float32)
 
 
 def face_descriptor(face: np.ndarray) -> np.ndarray:
-    """Unit-length descriptor of a straightened face: grey shape (400) + colour layout (39)."""
+    """Descriptor of a straightened face image (any size): its whole square is the face's middle."""
     small = cv2.resize(face, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (3, 3), 0)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey -= grey.mean()
-    grey /= max(float(np.linalg.norm(grey)), 1e-3)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    # Colours of the body (bright half) and of the ink (dark half), and the share of ink.
-    light = lab[..., 0]
-    ink = light < np.median(light) - 10
-    parts = []
-    for m in (~ink, ink):
-        sel = lab[m] if m.any() else lab.reshape(-1, 3)
-        parts.append(sel.mean(0) / 255.0)
-    parts.append(np.array([ink.mean()], np.float32))
-    colour = np.concatenate(parts).astype(np.float32)
-    colour = np.tile(colour, 5)  # 35 values + 4 padding: colour weighs about a fifth of the shape
-    colour = np.concatenate([colour, np.zeros(4, np.float32)]) * 0.25
-    return np.concatenate([grey.ravel(), colour]).astype(np.float32)
+    return _describe(_channels(small)[None])[0]
 
 
-def quarter_turns(face: np.ndarray) -> list[np.ndarray]:
-    return [np.ascontiguousarray(np.rot90(face, k)) for k in range(4)]
+def _coarse(desc: np.ndarray) -> np.ndarray:
+    """Coarse descriptors from fine ones: the grey patch averaged 2x2 and renormalised (shape only)."""
+    n = len(desc)
+    g = desc[:, : PATCH * PATCH].reshape(n, COARSE, 2, COARSE, 2).mean((2, 4)).reshape(n, -1)
+    g = g - g.mean(1, keepdims=True)
+    return g / np.maximum(np.linalg.norm(g, axis=1, keepdims=True), 1e-3)
 
 
-def jitters(face: np.ndarray) -> list[np.ndarray]:
-    """The view as a reader's rough outline may cut it: turned a little, a little bigger or smaller."""
-    h, w = face.shape[:2]
+def _affine(h) -> np.ndarray:
+    """A hypothesis as (x, y, a, b, c, d): the face's centre in context pixels and the 2x2 map
+    [[a, b], [c, d]] from face coordinates (the face is the unit square around 0) to context pixels.
+    Four numbers (x, y, side, turn) are a square turned by ``turn`` radians."""
+    h = np.asarray(h, np.float64)
+    if h.shape[-1] == 6:
+        return h
+    x, y, s, t = np.moveaxis(h, -1, 0)
+    c, sn = s * np.cos(t), s * np.sin(t)
+    return np.stack([x, y, c, -sn, sn, c], -1)
+
+
+def _patch_maps(hyps: np.ndarray, size: int) -> np.ndarray:
+    """Affine maps (N, 2, 3) from patch pixels to context pixels for hypotheses (see :func:`_affine`)."""
+    x, y, a, b, c, d = _affine(hyps).reshape(-1, 6).T
+    k = INNER / size
+    m = (size - 1) / 2
+    maps = np.empty((len(x), 2, 3))
+    maps[:, 0, 0], maps[:, 0, 1], maps[:, 0, 2] = a * k, b * k, x - (a + b) * k * m
+    maps[:, 1, 0], maps[:, 1, 1], maps[:, 1, 2] = c * k, d * k, y - (c + d) * k * m
+    return maps
+
+
+def _cut(ctx: np.ndarray, hyps: np.ndarray, size: int) -> np.ndarray:
+    """Patches ``(N, size, size, C)`` of the face's middle at each hypothesis (one remap for all)."""
+    maps = _patch_maps(hyps, size).astype(np.float32)
+    u = np.arange(size, dtype=np.float32)
+    # context coordinates of every patch pixel: (N, size, size)
+    mx = maps[:, 0, 0, None, None] * u[None, None, :] + maps[:, 0, 1, None, None] * u[None, :, None] + maps[:, 0, 2, None, None]
+    my = maps[:, 1, 0, None, None] * u[None, None, :] + maps[:, 1, 1, None, None] * u[None, :, None] + maps[:, 1, 2, None, None]
+    n = len(maps)
+    out = cv2.remap(ctx, mx.reshape(n, size * size), my.reshape(n, size * size), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(n, size, size, -1)
+
+
+def _prepare(ctx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A context crop's channels smoothed for fine patches, and its grey smoothed more for coarse
+    ones (no aliasing when shrunk)."""
+    ch = _channels(ctx)
+    return cv2.GaussianBlur(ch, (0, 0), 0.6), cv2.GaussianBlur(np.ascontiguousarray(ch[..., 0]), (0, 0), 1.4)
+
+
+def _fine_descriptors(fine_ctx, hyps):
+    return _describe(_cut(fine_ctx, hyps, PATCH))
+
+
+def _coarse_descriptors(coarse_ctx, hyps):
+    """Grey-shape descriptors of coarse patches (as :func:`_coarse` makes from fine ones)."""
+    n = len(hyps)
+    g = _blur3(_cut(coarse_ctx, hyps, COARSE)[..., 0]).reshape(n, -1)
+    g -= g.mean(1, keepdims=True)
+    return g / np.maximum(np.linalg.norm(g, axis=1, keepdims=True), 1e-3)
+
+
+def _turn(ctx: np.ndarray) -> float:
+    """The die's turn in a context crop (radians, 0 to a quarter turn), from the directions of the
+    edges around its middle: a die's outline (and most of its print) runs along its two axes.
+
+    >>> ctx = np.zeros((CONTEXT, CONTEXT, 3), np.uint8)
+    >>> box = cv2.boxPoints(((47.5, 47.5), (40, 40), 20.0))
+    >>> _ = cv2.fillConvexPoly(ctx, np.round(box * 16).astype(np.int32), (200, 200, 200), cv2.LINE_AA, 4)
+    >>> round(math.degrees(_turn(ctx)))
+    20
+    """
+    lab = cv2.cvtColor(cv2.GaussianBlur(ctx, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    best_gx = best_gy = best_m = None
+    for c in range(3):  # per pixel, the channel with the strongest edge (a violet die on a blue tray differs in colour)
+        gx = cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3)
+        m = gx * gx + gy * gy
+        if best_m is None:
+            best_gx, best_gy, best_m = gx, gy, m
+        else:
+            take = m > best_m
+            best_gx, best_gy, best_m = np.where(take, gx, best_gx), np.where(take, gy, best_gy), np.maximum(m, best_m)
+    yy, xx = np.mgrid[:CONTEXT, :CONTEXT]
+    c0 = (CONTEXT - 1) / 2
+    near = ((xx - c0) ** 2 + (yy - c0) ** 2) <= (0.85 * FACE_PX) ** 2
+    theta = np.arctan2(best_gy, best_gx)
+    w = np.where(near, best_m, 0)
+    z = complex(float((w * np.cos(4 * theta)).sum()), float((w * np.sin(4 * theta)).sum()))
+    return (math.atan2(z.imag, z.real) / 4) % (math.pi / 2)
+
+
+def _base_hypothesis(ctx: np.ndarray | None = None) -> np.ndarray:
+    """The die's middle in its context crop, at the turn of its edges."""
+    m = (CONTEXT - 1) / 2
+    return np.array([m, m, FACE_PX, 0.0 if ctx is None else _turn(ctx)])
+
+
+def _quarter_turns(h: np.ndarray) -> np.ndarray:
+    """The hypothesis at its four quarter turns (the same face, its corners named from another one)."""
+    x, y, a, b, c, d = _affine(h)
+    A = np.array([[a, b], [c, d]])
     out = []
-    for angle in (-10.0, 0.0, 10.0):
-        for scale in (0.92, 1.0, 1.08):
-            m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-            out.append(cv2.warpAffine(face, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    for k in range(4):
+        R = np.array([[0.0, -1.0], [1.0, 0.0]]) if k else np.eye(2)
+        A = A @ R if k else A
+        out.append((x, y, A[0, 0], A[0, 1], A[1, 0], A[1, 1]))
+    return np.array(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Searching a context crop for the cut nearest a set of stored rows
+
+
+@dataclass
+class _Rows:
+    """Stored descriptors to compare with: fine and coarse, with each row's face."""
+
+    fine: np.ndarray
+    faces: np.ndarray
+    per_view: int = 4  # rows per view; the first four (the view as seen, at its quarter turns) make the coarse rows
+    coarse: np.ndarray = field(init=False)
+    coarse_faces: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        plain = (np.arange(len(self.fine)) % self.per_view) < 4
+        self.coarse = _coarse(self.fine[plain])
+        self.coarse_faces = self.faces[plain]
+
+
+def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Squared distances (len(a), len(b))."""
+    d = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+    return np.maximum(d, 0)
+
+
+def _similar(h) -> tuple[float, float, float, float]:
+    """(x, y, side, turn) of the square nearest a hypothesis."""
+    h = np.asarray(h, np.float64)
+    if h.shape[-1] == 4:
+        return tuple(float(v) for v in h)
+    x, y, a, b, c, d = h
+    return float(x), float(y), math.sqrt(abs(a * d - b * c)), math.atan2(c - b, a + d)
+
+
+def _coarse_grid(start: np.ndarray) -> np.ndarray:
+    x, y, s, a = _similar(start)
+    out = []
+    for k in COARSE_SCALES:
+        side = s * k
+        for t in COARSE_TURNS:
+            ang = a + math.radians(t)
+            ca, sa = math.cos(ang), math.sin(ang)
+            for u in COARSE_SHIFTS:
+                for v in COARSE_SHIFTS:
+                    # shifts along the turned face's own axes
+                    out.append((x + side * (u * ca - v * sa), y + side * (u * sa + v * ca), side, ang))
+    return np.array(out)
+
+
+_T40 = math.radians(40)
+# Small changes of a face's map per unit step, in face coordinates: bigger/smaller, turned, squashed
+# along its axes or along its diagonals (a face seen at a slant).
+_MOVES = np.array([[[1, 0], [0, 1]], [[0, -_T40], [_T40, 0]], [[1, 0], [0, -1]], [[0, 1], [1, 0]]], np.float64)
+
+
+def _neighbours(hs: np.ndarray, step: float) -> np.ndarray:
+    """For each hypothesis (N, 6), its 12 neighbours one step away (N, 12, 6): shifted by
+    +-step*size along x and y, and changed by each of the moves. Maps slanted beyond 1.6:1 are
+    pulled back to the start (faces are seen at most at a moderate slant)."""
+    hs = _affine(hs).reshape(-1, 6)
+    n = len(hs)
+    A = hs[:, 2:].reshape(n, 2, 2)
+    size = np.sqrt(np.abs(np.linalg.det(A)))
+    out = np.repeat(hs[:, None, :], 12, axis=1)
+    k = 0
+    for sign in (-1.0, 1.0):
+        out[:, k, 0] += sign * step * size
+        out[:, k + 1, 1] += sign * step * size
+        B = np.einsum("nij,mjk->nmik", A, np.eye(2) + sign * step * _MOVES)
+        out[:, k + 2:k + 6, 2:] = B.reshape(n, 4, 4)
+        k += 6
+    M = out[..., 2:]
+    # singular values of 2x2 maps in closed form
+    p = (M ** 2).sum(-1)
+    det = np.abs(M[..., 0] * M[..., 3] - M[..., 1] * M[..., 2])
+    disc = np.sqrt(np.maximum(p * p - 4 * det * det, 0))
+    ratio = np.sqrt((p + disc) / np.maximum(p - disc, 1e-12))
+    out[ratio > 1.6] = hs[:, None, :].repeat(12, 1)[ratio > 1.6]
     return out
+
+
+def _descend(fine_ctx: np.ndarray, rows: list[np.ndarray], starts: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+    """Local searches, one per (rows, start) pair, run side by side: from each start, the cut nearest
+    its rows (squared distance, hypothesis)."""
+    k = len(rows)
+    norms = [(r * r).sum(1) for r in rows]
+
+    def distances(descs, who):
+        """Squared distance of each descriptor to the nearest row of its own search."""
+        who = np.asarray(who)
+        out = np.empty(len(descs))
+        for j in np.unique(who):
+            sel = who == j
+            x = descs[sel]
+            out[sel] = ((x * x).sum(1)[:, None] + norms[j][None, :] - 2 * x @ rows[j].T).min(1)
+        return np.maximum(out, 0)
+
+    hs = _affine(np.array(starts)).reshape(-1, 6).copy()
+    ds = distances(_fine_descriptors(fine_ctx, hs), np.arange(k))
+    for step in (0.08, 0.04, 0.02):
+        active = np.arange(k)
+        for _ in range(4):
+            if len(active) == 0:
+                break
+            cand = _neighbours(hs[active], step)  # (a, 12, 6)
+            dd = distances(_fine_descriptors(fine_ctx, cand.reshape(-1, 6)), np.repeat(active, 12)).reshape(len(active), 12)
+            i = dd.argmin(1)
+            better = dd[np.arange(len(active)), i] < ds[active] - 1e-9
+            hs[active[better]] = cand[np.flatnonzero(better), i[better]]
+            ds[active[better]] = dd[np.flatnonzero(better), i[better]]
+            active = active[better]
+    return [(float(d), h) for d, h in zip(ds, hs)]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a face was found in a context crop and how near each taught face came."""
+
+    hypothesis: tuple  # (x, y, a, b, c, d) in context pixels (see _affine)
+    face: str
+    distances: dict  # face -> best distance reached by any cut for that face
+
+
+def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide: bool = True) -> Match:
+    """Find the cut of ``ctx`` nearest the stored rows, and each face's best distance.
+
+    A wide coarse search (sizes, shifts, turns of :data:`COARSE_SCALES` etc.) picks, for each face,
+    its best coarse cut; each is then refined on fine descriptors by a shrinking local search. Each
+    face gets its own best alignment, so "as close to two faces" is judged fairly.
+    """
+    fine_ctx, coarse_ctx = _prepare(ctx)
+    start = _base_hypothesis(ctx) if start is None else np.asarray(start, np.float64)
+    faces = sorted(set(rows.faces.tolist()))
+    starts: dict[str, np.ndarray] = {}
+    if wide:
+        grid = _coarse_grid(start)
+        d = _sqdist(_coarse_descriptors(coarse_ctx, grid), rows.coarse)
+        for f in faces:
+            col = d[:, rows.coarse_faces == f].min(1)
+            starts[f] = grid[int(np.argmin(col))]
+    else:
+        starts = {f: start for f in faces}
+    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in faces], [starts[f] for f in faces])
+    best = {f: (math.sqrt(d), h) for f, (d, h) in zip(faces, results)}
+    face = min(best, key=lambda f: best[f][0])
+    return Match(tuple(float(v) for v in best[face][1]), face, {f: v[0] for f, v in best.items()})
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,37 +432,169 @@ def jitters(face: np.ndarray) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class TaughtSet:
-    """Taught views of one dice design: descriptors (N x D, each view at ``ROWS_PER_VIEW`` jitters and turns) and faces."""
+    """Taught views of one dice design: descriptors (N x D, each aligned view at its four quarter
+    turns) and faces, the typical distance between views of one face, and the body colour."""
 
     name: str
     kind: str  # "pip", "lcr" or "wild"
     descriptors: np.ndarray
     faces: tuple[str, ...]  # one per descriptor row
-    scale: float  # typical distance between views of one face
+    scale: float  # typical distance between aligned views of one face
     views: dict  # face -> number of views shown
     created: str = ""
     version: int = FORMAT_VERSION
+    body: tuple = ()  # Lab (0-255) of the dice's body colour and its spread, when known: (L, a, b, sL, sab)
+    # confusion[g][f]: of the views of face g, each held out and searched for among the other views,
+    # the largest ratio of its distance to g over its distance to f (above 1: that view looked more
+    # like f than like g). Reading f over g then needs a clearer win.
+    confusion: dict = field(default_factory=dict)
 
-    def classify(self, face: np.ndarray) -> tuple[str, float, bool]:
-        """The nearest taught face, a confidence in 0..1 (low when far from all, or close to two), and
-        whether the face looks like this set at all (within ``FAMILIAR`` typical distances of a view)."""
-        d = face_descriptor(face)
-        dist = np.linalg.norm(self.descriptors - d, axis=1)
-        best: dict[str, float] = {}
-        for f, x in zip(self.faces, dist):
-            if x < best.get(f, np.inf):
-                best[f] = float(x)
-        ranked = sorted(best.items(), key=lambda kv: kv[1])
-        name, d1 = ranked[0]
-        d2 = ranked[1][1] if len(ranked) > 1 else np.inf
-        familiar = float(np.exp(-max(0.0, d1 - 3.0 * self.scale) / self.scale))  # far from every view: unsure
-        distinct = 1.0 - float(np.clip((d1 / max(d2, 1e-6) - 0.7) / 0.25, 0.0, 1.0))  # as close to two faces
+    def __post_init__(self):
+        object.__setattr__(self, "_rows", _Rows(np.asarray(self.descriptors, np.float32), np.array(self.faces), VARIANTS_PER_VIEW))
+
+    @property
+    def rows(self) -> _Rows:
+        return self._rows  # type: ignore[attr-defined]
+
+    def judge(self, distances: dict) -> tuple[str, float, bool]:
+        """Nearest face, confidence 0..1 (low when far from all, or as close to two), and whether
+        the face looks like this set at all (within ``FAMILIAR`` typical distances of a view)."""
+        name, d1 = min(distances.items(), key=lambda kv: kv[1])
+        familiar = float(np.clip(3.0 - d1 / self.scale, 0.0, 1.0))  # beyond two typical distances from every view: less sure
+        distinct = 1.0
+        for other, d in distances.items():
+            if other != name:
+                # as close to two faces: unsure; more so where the taught views themselves mixed the two up
+                need = 0.8 * min(1.0, 0.8 / max(self.confusion.get(other, {}).get(name, 0.0), 1e-6))
+                distinct = min(distinct, 1.0 - float(np.clip((d1 / max(d, 1e-6) - need + 0.1) / 0.25, 0.0, 1.0)))
         return name, round(min(familiar, distinct), 4), d1 <= FAMILIAR * self.scale
+
+    def match(self, ctx: np.ndarray) -> Match:
+        """Search a context crop (:func:`face_context`) for the face."""
+        return _search(ctx, self.rows)
+
+    def classify(self, ctx: np.ndarray) -> tuple[str, float, bool]:
+        """Face, confidence and familiarity of the die in a context crop (:func:`face_context`)."""
+        return self.judge(self.match(ctx).distances)
+
+
+def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
+    """The dice's body colour, Lab 0..255, and how far it strays: (L, a, b, L's spread, a/b's spread).
+
+    From the middles of the aligned faces of all views: the larger of two colour clusters is the
+    body (the marks differ from face to face, the body is on every face). The spreads cover how far
+    each view's body colour lies from the common one (light differs between pictures) and how much
+    it varies within a view."""
+    pix = []
+    for ctx, h in zip(contexts, hyps):
+        wide = _affine(h).copy()
+        wide[2:] *= 0.8 / INNER  # the middle 80% of the face
+        pix.append(_cut(cv2.cvtColor(ctx, cv2.COLOR_BGR2LAB), wide[None], 16)[0].reshape(-1, 3).astype(np.float32))
+    data = np.concatenate(pix)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    # Clustered by colour alone (a, b): light and shade change a colour's brightness, not its hue.
+    _, labels, _ = cv2.kmeans(np.ascontiguousarray(data[:, 1:]), 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    big = int(np.bincount(labels.ravel(), minlength=2).argmax())
+    labels = labels.ravel().reshape(len(pix), -1)
+    medians, within = [], []
+    for p, lab in zip(pix, labels):
+        sel = p[lab == big]
+        if len(sel) < 0.2 * len(p):
+            continue  # a view mostly of its print (or badly cut): it does not tell the body's colour
+        m = np.median(sel, 0)
+        medians.append(m)
+        within.append(float(np.median(np.hypot(sel[:, 1] - m[1], sel[:, 2] - m[2]))))
+    medians = np.array(medians) if medians else np.median(data, 0)[None]
+    mean = np.median(medians, 0)
+    body_pixels = np.concatenate([p[lab == big] for p, lab in zip(pix, labels)])
+    sl = float(np.percentile(np.abs(body_pixels[:, 0] - mean[0]), 90))
+    sab = float(np.percentile(np.hypot(medians[:, 1] - mean[1], medians[:, 2] - mean[2]), 80)) + 3 * float(np.median(within or [0.0]))
+    return tuple(round(float(v), 2) for v in (*mean, sl, sab))
+
+
+def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2):
+    """Find the face in every view by aligning the views of each face on each other.
+
+    Each view starts at its die's middle and edge direction. The view the others match best (each
+    searched for in turn) is the anchor: the others are aligned on it, then each on all the others
+    of its face. Returns each view's hypothesis and its leave-one-view-out distance (how far it is
+    from the nearest other view of its face after alignment)."""
+    prepared = [_prepare(c)[0] for c in contexts]
+    hyps = [_affine(_base_hypothesis(c)) for c in contexts]
+    dist = [0.0] * len(contexts)
+    labels_arr = np.array(labels)
+
+    def rows_of(views, poses):
+        return _Rows(np.concatenate([_describe(_cut(prepared[j], _quarter_turns(poses[j]), PATCH)) for j in views]),
+                     np.array([labels[views[0]]] * (4 * len(views))))
+
+    for f in dict.fromkeys(labels):
+        views = [int(i) for i in np.flatnonzero(labels_arr == f)]
+        found = {}  # (i, j) -> view i searched for view j's face
+        if len(views) > 1:
+            for j in views:
+                rows = rows_of([j], hyps)
+                for i in views:
+                    if i != j:
+                        found[i, j] = _search(contexts[i], rows)
+            anchor = min(views, key=lambda j: sum(found[i, j].distances[f] for i in views if i != j))
+            for i in views:
+                if i != anchor:
+                    hyps[i] = np.array(found[i, anchor].hypothesis)
+        for _ in range(rounds):
+            new = list(hyps)
+            for i in views:
+                others = [j for j in views if j != i]
+                m = _search(contexts[i], rows_of(others, hyps), start=hyps[i], wide=False)
+                new[i], dist[i] = np.array(m.hypothesis), m.distances[f]
+            hyps = new
+    return hyps, dist
+
+
+# Each taught view is also stored as seen at a slight slant (a die elsewhere in the picture, or
+# the camera a little tilted) and a little blurred: ratios of the face's two axes, along its axes
+# and along its diagonals.
+SLANTS = (1.0, 1.2)
+VARIANTS_PER_VIEW = 4 * (1 + 4 + 1)
+
+
+def _variants(ctx: np.ndarray, h) -> list[np.ndarray]:
+    """Descriptor rows of one aligned view: as seen, at slants, and blurred; each at four quarter turns."""
+    fine, _ = _prepare(ctx)
+    x, y, a, b, c, d = _affine(h)
+    A = np.array([[a, b], [c, d]])
+    maps = [A]
+    for k in SLANTS[1:]:
+        r = math.sqrt(k)
+        for M in (np.diag([r, 1 / r]), np.diag([1 / r, r]), np.array([[1, 1], [1, -1]]) / math.sqrt(2) @ np.diag([r, 1 / r]) @ np.array([[1, 1], [1, -1]]) / math.sqrt(2),
+                  np.array([[1, 1], [1, -1]]) / math.sqrt(2) @ np.diag([1 / r, r]) @ np.array([[1, 1], [1, -1]]) / math.sqrt(2)):
+            maps.append(A @ M)
+    out = [_describe(_cut(fine, _quarter_turns((x, y, *B.ravel())), PATCH)) for B in maps]
+    blurred = cv2.GaussianBlur(fine, (0, 0), 1.2)
+    out.append(_describe(_cut(blurred, _quarter_turns(h), PATCH)))
+    return out
+
+
+def _confusion(contexts, labels, rows) -> dict:
+    """For each face g and other face f: the largest, over the views of g, of (distance to g) /
+    (distance to f), each view searched for among all the other views (itself left out); the
+    second largest, so that one badly cut view does not count as the faces looking alike."""
+    ratios: dict = {}
+    for i, (ctx, g) in enumerate(zip(contexts, labels)):
+        others = [j for j in range(len(contexts)) if j != i]
+        kept = _Rows(np.concatenate([rows[j] for j in others]),
+                     np.array([labels[j] for j in others for _ in range(len(rows[j]))]), per_view=len(rows[i]))
+        d = _search(ctx, kept).distances
+        for f, dist in d.items():
+            if f != g:
+                ratios.setdefault(g, {}).setdefault(f, []).append(d[g] / max(dist, 1e-6))
+    # the second worst view (one badly cut view alone does not make two faces look alike)
+    return {g: {f: round(sorted(v)[-2] if len(v) > 1 else v[0], 3) for f, v in row.items()} for g, row in ratios.items()}
 
 
 def teach(examples: dict[str, list[np.ndarray]], *, name: str, kind: str | None = None,
           min_views: int = MIN_VIEWS) -> TaughtSet:
-    """Build a taught set from straightened face images, ``{face: [image, ...]}``.
+    """Build a taught set from context crops (:func:`face_context`), ``{face: [crop, ...]}``.
 
     Every face of the kind (``pip``: 1-6; ``lcr``: L, C, R, dot; ``wild``: and W) needs at least
     ``min_views`` views; a missing or under-shown face is a :class:`UserError` naming it.
@@ -153,27 +610,33 @@ def teach(examples: dict[str, list[np.ndarray]], *, name: str, kind: str | None 
     short = [f"{f} ({len(examples.get(f, []))})" for f in KIND_FACES[kind] if len(examples.get(f, [])) < min_views]
     if short:
         raise UserError(f"teach {name}: too few views of face {', '.join(short)}; show each face at least {min_views} times")
-    rows, labels, view_of = [], [], []
-    plain: list[tuple[str, int, np.ndarray]] = []
+    contexts, labels = [], []
     for f in KIND_FACES[kind]:
         for img in examples[f]:
-            view = len(plain)
-            plain.append((f, view, face_descriptor(img)))
-            for j in jitters(img):
-                for q in quarter_turns(j):
-                    rows.append(face_descriptor(q))
-                    labels.append(f)
-                    view_of.append(view)
-    desc = np.stack(rows)
-    labels_arr, view_arr = np.array(labels), np.array(view_of)
-    # Scale: median distance from a view of a face to the nearest stored row of another view of that face.
-    near = []
-    for f, view, d in plain:
-        others = desc[(labels_arr == f) & (view_arr != view)]
-        near.append(float(np.linalg.norm(others - d, axis=1).min()))
-    scale = max(float(np.median(near)), 0.05)
-    return TaughtSet(name=name, kind=kind, descriptors=desc, faces=tuple(labels), scale=scale,
-                     views={f: len(examples[f]) for f in KIND_FACES[kind]}, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            img = np.asarray(img)
+            if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
+                raise UserError(f"teach {name}: a view of face {f} is not a BGR image (shape {img.shape}, {img.dtype})")
+            if img.shape[:2] != (CONTEXT, CONTEXT):
+                img = cv2.resize(img, (CONTEXT, CONTEXT), interpolation=cv2.INTER_AREA)
+            contexts.append(img)
+            labels.append(f)
+    hyps, dist = _align_views(contexts, labels)
+    # A view far from every other view of its face (the die was cut badly: half of it, or two
+    # dice) would teach a wrong look: it is left out while the face keeps enough views.
+    typical = float(np.median(dist))
+    keep = [True] * len(contexts)
+    for f in KIND_FACES[kind]:
+        mine = sorted((dist[i], i) for i in range(len(contexts)) if labels[i] == f)
+        while len(mine) > min_views and mine[-1][0] > 3 * typical:
+            keep[mine.pop()[1]] = False
+    contexts, hyps, labels, dist = ([v for v, k in zip(seq, keep) if k] for seq in (contexts, hyps, labels, dist))
+    rows = [np.concatenate(_variants(ctx, h)) for ctx, h in zip(contexts, hyps)]
+    faces = [f for f, r in zip(labels, rows) for _ in range(len(r))]
+    scale = max(float(np.median(dist)), 0.05)
+    confusion = _confusion(contexts, labels, rows)
+    return TaughtSet(name=name, kind=kind, descriptors=np.concatenate(rows), faces=tuple(faces), scale=scale,
+                     views={f: labels.count(f) for f in KIND_FACES[kind]}, created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                     body=_body_colour(contexts, hyps), confusion=confusion)
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,7 +647,8 @@ def save_taught(taught: TaughtSet, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"version": taught.version, "name": taught.name, "kind": taught.kind, "scale": taught.scale,
-            "views": taught.views, "created": taught.created, "descriptor": f"patch{PATCH}+colour"}
+            "views": taught.views, "created": taught.created, "descriptor": DESCRIPTOR, "body": list(taught.body),
+            "confusion": taught.confusion}
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, descriptors=taught.descriptors.astype(np.float32), faces=np.array(taught.faces),
                         meta=np.array(json.dumps(meta)))
@@ -193,7 +657,8 @@ def save_taught(taught: TaughtSet, path: str | Path) -> Path:
 
 
 def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
-    """Read and check a taught set; :class:`UserError` names the file and the problem."""
+    """Read and check a taught set; :class:`UserError` names the file and the problem (a file of an
+    older format says to teach again)."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no taught dice file (make one with: lcr-pi teach --name DESIGN)")
@@ -206,25 +671,44 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise UserError(f"{path}: corrupt taught dice file ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
-        raise UserError(f"{path}: unknown format version {meta.get('version') if isinstance(meta, dict) else meta!r} "
-                        f"(this program reads version {FORMAT_VERSION})")
+    if not isinstance(meta, dict):
+        raise UserError(f"{path}: 'meta' must be a JSON object, not {meta!r}")
+    version = meta.get("version")
+    if version == 1:
+        raise UserError(f"{path}: made by an older lcr-pi (taught set format 1, views cut straight from the reader's "
+                        f"outline); teach again: lcr-pi teach --name {meta.get('name', 'DESIGN')}")
+    if version != FORMAT_VERSION:
+        raise UserError(f"{path}: unknown format version {version!r} "
+                        f"(this program reads version {FORMAT_VERSION}): teach again")
     dim = PATCH * PATCH + 39
-    if desc.ndim != 2 or desc.shape[1] != dim or len(desc) != len(faces) or meta.get("descriptor") != f"patch{PATCH}+colour":
+    if desc.ndim != 2 or desc.shape[1] != dim or len(desc) != len(faces) or meta.get("descriptor") != DESCRIPTOR:
         raise UserError(f"{path}: descriptors of shape {desc.shape} do not fit this program (expected N x {dim}): teach again")
+    if not np.isfinite(desc).all():
+        raise UserError(f"{path}: descriptors hold NaN or infinite values: teach again")
     kind = meta.get("kind")
     if kind not in KIND_FACES:
         raise UserError(f"{path}: unknown dice kind {kind!r}")
     counts = Counter(faces)
-    per_view = ROWS_PER_VIEW
+    per_view = VARIANTS_PER_VIEW
     short = [f"{f} ({counts.get(f, 0) // per_view})" for f in KIND_FACES[kind] if counts.get(f, 0) // per_view < min_views]
     if short:
         raise UserError(f"{path}: too few views of face {', '.join(short)}; teach again showing each face at least {min_views} times")
     scale = meta.get("scale")
     if not isinstance(scale, (int, float)) or not scale > 0:
         raise UserError(f"{path}: bad 'scale' {scale!r}")
+    body = meta.get("body", [])
+    if not (isinstance(body, list) and (body == [] or (len(body) == 5 and all(isinstance(v, (int, float)) for v in body)))):
+        raise UserError(f"{path}: bad 'body' {body!r} (expected 5 numbers: L, a, b and their spreads)")
+    confusion = meta.get("confusion", {})
+    if not (isinstance(confusion, dict) and all(
+            g in KIND_FACES[kind] and isinstance(row, dict)
+            and all(f in KIND_FACES[kind] and isinstance(v, (int, float)) and v >= 0 for f, v in row.items())
+            for g, row in confusion.items())):
+        raise UserError(f"{path}: bad 'confusion' (expected, per face, a ratio per other face of {kind} dice)")
     return TaughtSet(name=str(meta.get("name", path.stem)), kind=kind, descriptors=desc, faces=faces,
-                     scale=float(scale), views=dict(meta.get("views", {})), created=str(meta.get("created", "")))
+                     scale=float(scale), views=dict(meta.get("views", {})), created=str(meta.get("created", "")),
+                     version=int(version), body=tuple(float(v) for v in body),
+                     confusion={g: {f: float(v) for f, v in row.items()} for g, row in confusion.items()})
 
 
 def load_taught_or_default(path: str | Path):
@@ -248,8 +732,273 @@ def die_corners(die) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
 
 
+def _hypothesis_corners(h, corners) -> np.ndarray:
+    """The face outline of a context hypothesis, in frame pixels."""
+    x, y, a, b, c, d = _affine(h)
+    pts = np.array([[x + a * u + b * v, y + c * u + d * v] for u, v in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))])
+    inv = np.linalg.inv(_context_transform(corners))
+    return cv2.perspectiveTransform(pts[None], inv)[0]
+
+
+@dataclass(frozen=True)
+class TaughtDie:
+    """A die of the taught design found in a frame."""
+
+    face: str
+    confidence: float
+    corners: np.ndarray  # (4, 2) frame pixels
+    distance: float
+    distances: dict = field(default_factory=dict)  # each taught face's best distance here
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.corners.mean(0)
+
+    @property
+    def side(self) -> float:
+        return float(np.mean(np.linalg.norm(self.corners - np.roll(self.corners, 1, 0), axis=1)))
+
+
+class BodyMap:
+    """Where the taught dice's body colour is in a frame, and how wide it is there (computed once
+    per frame): it measures each die the reader points at and finds the dice it missed.
+
+    Light changes a colour's brightness more than its hue: the hue must be near the body's, the
+    brightness may range from its shaded sides to a highlight. Where the body colour does not
+    stand out from the tray (a white die on a white tray) the map is not ``usable``.
+    """
+
+    WORK = 640  # long side of the map (pixels)
+
+    def __init__(self, frame: np.ndarray, body: tuple):
+        h, w = frame.shape[:2]
+        self.f = f = min(1.0, self.WORK / max(h, w))
+        small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA) if f < 1 else frame
+        lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+        L, a, b, sl, sab = body
+        hue = np.hypot(lab[..., 1] - a, lab[..., 2] - b)
+        bright = (lab[..., 0] >= 0.4 * L) & (lab[..., 0] <= L + 40 + sl)
+        # The picture's light may differ from the taught views': a wide hue range first, a narrower
+        # one if that takes in much of the tray.
+        for tolerance in (max(16.0, 1.5 * sab), max(10.0, 0.8 * sab)):
+            near = (hue <= tolerance) & bright
+            mask = cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            self.mask = np.zeros_like(mask)
+            cv2.drawContours(self.mask, contours, -1, 1, -1)  # the print inside a face is part of the die
+            self.usable = bool(0 < self.mask.mean() < 0.5)
+            if self.mask.mean() < 0.5:
+                break
+        self.dt = cv2.distanceTransform(np.pad(self.mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] if self.usable else None
+        self.labels = cv2.connectedComponents(self.mask)[1] if self.usable else None
+
+    def measure(self, x: float, y: float, reach: float) -> np.ndarray | None:
+        """The square around the die at frame point (x, y) (within ``reach`` frame pixels of it), or None."""
+        if not self.usable:
+            return None
+        dt, f = self.dt, self.f
+        px, py = int(round(x * f)), int(round(y * f))
+        r = max(1, int(round(reach * f)))
+        y0, x0 = max(0, py - r), max(0, px - r)
+        win = self.mask[y0:py + r + 1, x0:px + r + 1]
+        ys, xs = np.nonzero(win)
+        if len(xs) == 0:
+            return None
+        j = int(np.argmin((xs + x0 - px) ** 2 + (ys + y0 - py) ** 2))
+        cy, cx = int(ys[j] + y0), int(xs[j] + x0)
+        sy, sx = cy, cx
+        # Climb to the widest point nearby, but not across a group of touching dice to its middle.
+        for _ in range(4 * self.WORK):
+            wy0, wx0 = max(0, cy - 1), max(0, cx - 1)
+            win = dt[wy0:cy + 2, wx0:cx + 2]
+            k = np.unravel_index(int(np.argmax(win)), win.shape)
+            ny, nx = wy0 + int(k[0]), wx0 + int(k[1])
+            if win[k] <= dt[cy, cx] or math.hypot(nx - sx, ny - sy) > 0.7 * float(win[k]):
+                break
+            cy, cx = ny, nx
+        radius = float(dt[cy, cx])
+        if radius < 2.0:
+            return None
+        quad = _blob_quad(self.labels == self.labels[cy, cx], radius)
+        if quad is not None:  # a lone die: its outline, as seen (slant and all)
+            return (quad + 0.5) / f - 0.5
+        return _square(cx / f, cy / f, 2 * radius / f)
+
+    def top_face(self, centre, side: float) -> bool:
+        """Whether a face of this size centred here can be a die's top face: it lies well inside a
+        body-coloured blob (a side face, seen at a slant, lies along a blob's edge) no wider than a
+        die of that size. Always true where the map cannot tell."""
+        if not self.usable:
+            return True
+        x, y = int(round(centre[0] * self.f)), int(round(centre[1] * self.f))
+        if not (0 <= y < self.dt.shape[0] and 0 <= x < self.dt.shape[1]):
+            return True
+        r = max(1, int(round(0.15 * side * self.f)))
+        near = float(self.dt[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+        # at most as wide as a die of that size (a group of touching dice is as wide as one die);
+        # a find much smaller than the die it lies on is a mark on a face, not a face
+        return 0.3 * side * self.f <= near <= 1.0 * side * self.f + 2
+
+    def uncovered(self, faces, min_radius: float) -> list[np.ndarray]:
+        """Squares around the parts of the body-coloured blobs that none of ``faces`` (frame corners)
+        accounts for (a face and a thin rim around it) and that are at least
+        ``min_radius`` frame pixels wide: die-like things nobody read."""
+        if not self.usable:
+            return []
+        left = self.mask.copy()
+        for c in faces:
+            c = np.asarray(c, np.float64)
+            grown = c.mean(0) + (c - c.mean(0)) * 1.05
+            cv2.fillConvexPoly(left, np.round((grown + 0.5) * self.f - 0.5).astype(np.int32), 0)
+        dt = cv2.distanceTransform(np.pad(left, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        out = []
+        while len(out) < 6:
+            y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
+            r = float(dt[y, x])
+            if r < max(2.0, min_radius * self.f):
+                break
+            out.append(_square(x / self.f, y / self.f, 2 * r / self.f))
+            cv2.circle(dt, (int(x), int(y)), max(1, int(round(2 * r))), 0, -1)
+        return out
+
+    def seeds(self, max_seeds: int = 12) -> list[np.ndarray]:
+        """Squares at the widest points of the body-coloured blobs, about a half die apart along
+        groups of touching dice: one near every die of the taught colour."""
+        if not self.usable:
+            return []
+        d = self.dt.copy()
+        out = []
+        largest = float(d.max())
+        while len(out) < max_seeds:
+            y, x = np.unravel_index(int(np.argmax(d)), d.shape)
+            r = float(d[y, x])
+            if r < max(3.0, 0.4 * largest):  # dice in one picture are of a size: not the slivers between them
+                break
+            quad = _blob_quad(self.labels == self.labels[y, x], r)
+            out.append((quad + 0.5) / self.f - 0.5 if quad is not None else _square(x / self.f, y / self.f, 2 * r / self.f))
+            cv2.circle(d, (int(x), int(y)), max(1, int(round(1.2 * r))), 0, -1)
+        return out
+
+
+def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[list[TaughtDie], list[TaughtDie]]:
+    """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
+    one per die (the best-matching cut wins where several outlines found the same face); and the
+    die-sized blobs of the body colour where no die could be read (face ``"?"``)."""
+    outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
+    body = BodyMap(frame, taught.body) if taught.body else None
+    squares: list[np.ndarray] = []
+    candidates = []
+    for corners in outlines:
+        corners = np.asarray(corners, np.float64).reshape(4, 2)
+        side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+        # The reader's outline, and the die measured in the picture where that says the outline is
+        # far off (a mark on the face, or a die and its neighbour, from a detector that never saw
+        # this design); the best match wins below.
+        candidates.append(corners)
+        measured = body.measure(*corners.mean(0), reach=0.5 * side) if body is not None else None
+        if measured is None:
+            measured = die_outline(frame, corners)
+        if measured is not None and _far_off(corners, measured):
+            candidates.append(measured)
+    if body is not None:
+        candidates += body.seeds()
+    for square in candidates:
+        side = float(np.linalg.norm(square[1] - square[0]))
+        if side < 6:
+            continue
+        # The same die outlined twice (the detector's top face and a side, a colour blob): search it once.
+        if any(np.linalg.norm(square.mean(0) - q.mean(0)) < 0.25 * side and 0.8 < np.linalg.norm(q[1] - q[0]) / side < 1.25
+               for q in squares):
+            continue
+        squares.append(square)
+    found: list[TaughtDie] = []
+    for square in squares:
+        m = taught.match(face_context(frame, square))
+        face, conf, familiar = taught.judge(m.distances)
+        if familiar:
+            die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
+            start = float(np.mean(np.linalg.norm(square - np.roll(square, 1, 0), axis=1)))
+            # a match much smaller than the die it was looked for on, or than a die the reader
+            # outlined around it, is a mark on a face (or a plain corner), not a face
+            inside = [q for q in outlines if _inside(die.centre, q)]
+            if (die.side >= 0.6 * start and all(die.side >= 0.5 * _side(q) for q in inside)
+                    and (body is None or body.top_face(die.centre, die.side))):
+                found.append(die)
+    dice = _one_per_die(found)
+    if not dice:
+        return dice, []
+    # Die-sized blobs of the body colour where no die was read: something the size and colour of a
+    # taught die that cannot be named (a die on edge, half hidden, or read too poorly) is unsure,
+    # never silently left out of the roll.
+    typical = float(np.median([d.side for d in dice]))
+    unread = [TaughtDie("?", 0.0, q, math.inf) for q in body.uncovered([d.corners for d in dice], 0.22 * typical)] if body else []
+    return dice, unread
+
+
+def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
+    """The taught dice, one per die.
+
+    Finds that overlap are one die (two flat dice's top faces cannot overlap): the nearest match
+    names it, and if another start found it as a different face nearly as well, the die is unsure
+    (its face depends on where one looks). A die's sides show other faces (a ring, a word) that can
+    match too, along the die's edge: a find much smaller than a neighbouring find is a side (or a
+    mark) and is dropped.
+    """
+    groups: list[list[TaughtDie]] = []
+    for d in sorted(found, key=lambda d: d.distance):
+        for g in groups:
+            if _overlap(d.corners, g[0].corners) > 0.5:
+                g.append(d)
+                break
+        else:
+            groups.append([d])
+    dice = []
+    for g in groups:
+        best = g[0]
+        if any(o.face != best.face and o.distance <= 1.25 * best.distance for o in g[1:]):
+            best = replace(best, confidence=0.0)
+        dice.append(best)
+    kept: list[TaughtDie] = []
+    for d in sorted(dice, key=lambda d: -d.side):
+        if not any(d.side < 0.75 * k.side and _overlap(d.corners, k.centre + (k.corners - k.centre) * 1.6) >= 0.15
+                   for k in kept):
+            kept.append(d)
+    return kept
+
+
+def _overlap(a, b) -> float:
+    """Shared area of two convex outlines over the smaller one's area."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    area = min(abs(float(cv2.contourArea(a))), abs(float(cv2.contourArea(b))))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(a), cv2.convexHull(b))
+    return float(inter) / area
+
+
+def view_outline(frame: np.ndarray, corners) -> np.ndarray:
+    """The outline a view of a die is cut by, for teaching and reading alike: the given outline
+    (the reader's, or a label's) unless the die measured from the picture (:func:`die_outline`)
+    says it is far off (less than half or more than twice the size, or centred off the die)."""
+    given = np.asarray(corners, np.float64).reshape(4, 2)
+    measured = die_outline(frame, given)
+    return measured if measured is not None and _far_off(given, measured) else given
+
+
+def _far_off(given: np.ndarray, measured: np.ndarray) -> bool:
+    side = lambda q: float(np.mean(np.linalg.norm(q - np.roll(q, 1, 0), axis=1)))
+    g, m = side(given), side(measured)
+    return not 0.5 < g / m < 2.0 or float(np.linalg.norm(given.mean(0) - measured.mean(0))) > 0.4 * m
+
+
+def view_context(frame: np.ndarray, corners) -> np.ndarray:
+    """The context crop (:func:`face_context`) of the die at a rough outline, as teaching keeps it."""
+    return face_context(frame, view_outline(frame, corners))
+
+
 class TaughtReader:
-    """Wraps a dice reader: it finds the dice, the taught set names their faces.
+    """Wraps a dice reader: it finds the dice, the taught set names their faces (and finds the
+    taught dice the reader missed).
 
     Cocked dice stay cocked. A die whose face the taught set is not sure of makes the frame unsure.
     """
@@ -259,32 +1008,91 @@ class TaughtReader:
         self.taught = taught
         self.sure_confidence = sure_confidence
 
-    def read(self, frame, *, dice_kind: str = "auto", calibration=None):
-        reading = self.reader.read(frame, dice_kind=dice_kind)
-        if not reading.dice:
-            return reading
-        return relabel(reading, frame, self.taught, self.sure_confidence)
+    def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
+        reading = self.reader.read(frame, dice_kind=dice_kind, **options)
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or reading.verdict == "no_dice" and not reading.message.startswith("No dice"):
+            return reading  # a blank or unreadable picture stays so
+        blurred = getattr(getattr(self.reader, "settings", None), "blurred_sharpness", 0.09)
+        return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred)
 
 
-def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6):
-    """The reading with the faces of the taught design named by the taught set; verdict and message redone.
+def _inside(point, corners, grow: float = 1.0) -> bool:
+    c = np.asarray(corners, np.float64)
+    centre = c.mean(0)
+    c = centre + (c - centre) * grow
+    return cv2.pointPolygonTest(c.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
 
-    Dice that do not look like the taught design keep the reader's face and confidence.
+
+def _same_die(die, taught_die) -> bool:
+    """Whether a reader's die is the taught die seen again: centred on its face or sides, or
+    covering it largely (two flat dice's top faces cannot overlap)."""
+    if _inside(die.centre, taught_die.corners, grow=1.4):
+        return True
+    mine = np.asarray(die_corners(die), np.float32)
+    area = abs(float(cv2.contourArea(mine)))
+    if area <= 0:
+        return False
+    theirs = (taught_die.centre + (taught_die.corners - taught_die.centre) * 1.2).astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(mine), cv2.convexHull(theirs))
+    return inter >= 0.3 * area
+
+
+def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
+            blurred_sharpness: float = 0.09):
+    """The reading with the dice of the taught design named by the taught set; verdict and message redone.
+
+    The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
+    look like the taught design keep the reader's face and confidence. With no taught die in the
+    frame the reading is returned unchanged.
+
+    The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
+    design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
+    its taught views), one it is not sure of keeps the reader's "cocked"; a frame the reader thought
+    blurred stays "obstructed" unless the taught dice in it are sharp.
     """
-    dice, unsure, cocked, taught_any = [], [], [], False
-    for i, d in enumerate(reading.dice):
-        face, conf, familiar = taught.classify(rectify_face(frame, die_corners(d)))
-        if familiar:
-            taught_any = True
-            d = replace(d, face=face, confidence=conf, sure=conf >= sure_confidence and not d.cocked)
-        dice.append(d)
-        sure = d.sure
-        if d.cocked:
-            cocked.append(i)
-        elif not sure:
-            unsure.append(i)
-    if not taught_any:
+    from lcr_pi.vision.classify import crop_die, sharpness
+    from lcr_pi.vision.reader import DieReading, describe_position
+
+    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
+    # A die only the colour found (no die of the reader's on it) may be a die's side face or a
+    # look-alike: it makes the frame unsure rather than being announced.
+    found = [t if any(_same_die(d, t) for d in reading.dice) else replace(t, confidence=min(t.confidence, 0.5))
+             for t in found]
+    # A die the reader is sure of (an ordinary face) stays the reader's unless the taught set is sure.
+    found = [t for t in found if t.confidence >= sure_confidence
+             or not any(d.sure and _same_die(d, t) for d in reading.dice)]
+    if not found:
         return reading
+    if reading.verdict == "obstructed":
+        sharp = [sharpness(crop_die(frame, *t.centre, t.side)) for t in found]
+        if float(np.median(sharp)) < blurred_sharpness:
+            return reading
+    height, width = frame.shape[:2]
+    dice = []
+    for t in found:
+        cocked = t.confidence < sure_confidence and any(d.cocked and _same_die(d, t) for d in reading.dice)
+        x0, y0 = t.corners.min(0)
+        x1, y1 = t.corners.max(0)
+        cx, cy = (float(v) for v in t.centre)
+        dice.append(DieReading(face=t.face, confidence=t.confidence, box=(float(x0), float(y0), float(x1), float(y1)),
+                               corners=tuple((float(x), float(y)) for x, y in t.corners), centre=(cx, cy),
+                               where=describe_position(cx, cy, width, height),
+                               sure=t.confidence >= sure_confidence and not cocked, cocked=cocked))
+    for d in reading.dice:
+        # A reader's die centred on a taught die's face or sides is that die seen again.
+        if not any(_same_die(d, t) for t in found):
+            dice.append(d)
+    for t in unread:
+        if not any(_same_die(d, t) for d in dice):
+            cx, cy = (float(v) for v in t.centre)
+            x0, y0 = t.corners.min(0)
+            x1, y1 = t.corners.max(0)
+            dice.append(DieReading(face=t.face, confidence=0.0, box=(float(x0), float(y0), float(x1), float(y1)),
+                                   corners=tuple((float(x), float(y)) for x, y in t.corners), centre=(cx, cy),
+                                   where=describe_position(cx, cy, width, height), sure=False))
+    dice.sort(key=lambda d: (d.centre[1] // max(1.0, height / 6), d.centre[0]))
+    unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
+    cocked = [i for i, d in enumerate(dice) if d.cocked]
     return replace(reading, dice=tuple(dice), kind=taught.kind, probabilities=(), **_verdict(dice, unsure, cocked))
 
 
@@ -307,3 +1115,135 @@ def _verdict(dice, unsure: list[int], cocked: list[int]) -> dict:
     n = len(dice)
     return {"verdict": "clear", "unsure_dice": (),
             "message": f"Read {n} {'die' if n == 1 else 'dice'}: {', '.join(d.face for d in dice)}."}
+
+
+# --------------------------------------------------------------------------------------------
+# Outlining a die from the picture
+
+
+def _blob_quad(part: np.ndarray, radius: float) -> np.ndarray | None:
+    """The four corners of a blob that is one die (pixels of ``part``), or None when it is not one
+    quadrilateral about as wide as its widest circle (``radius``): several touching dice, or a
+    ragged shape."""
+    area = float(part.sum())
+    if area > 1.8 * (2 * radius) ** 2:
+        return None
+    contours, _ = cv2.findContours(part.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.04):
+        poly = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2).astype(np.float64)
+        if len(poly) == 4:
+            break
+    else:
+        return None  # not four straight sides (a die showing its sides has six)
+    if not 0.9 < abs(cv2.contourArea(poly.astype(np.float32))) / max(area, 1.0) < 1.1:
+        return None
+    sides = np.linalg.norm(poly - np.roll(poly, 1, 0), axis=1)
+    if sides.max() > 2.0 * sides.min():
+        return None
+    return _clockwise(poly)
+
+
+def _side(corners) -> float:
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    return float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
+
+
+def _square(cx: float, cy: float, side: float) -> np.ndarray:
+    h = side / 2
+    return np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]], np.float64)
+
+
+def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int):
+    """One look for the die at (cx, cy) in a window of half-side ``half``: (centre x, y, widest
+    circle's radius, whether the die's blob reaches the window's edge) in frame pixels, or None."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = int(cx - half), int(cy - half), int(cx + half) + 1, int(cy + half) + 1
+    ox, oy = max(0, x0), max(0, y0)
+    roi = frame[oy:min(h, y1), ox:min(w, x1)]
+    if roi.shape[0] < 8 or roi.shape[1] < 8:
+        return None
+    f = min(1.0, work / max(roi.shape[:2]))
+    small = cv2.resize(roi, (max(8, round(roi.shape[1] * f)), max(8, round(roi.shape[0] * f))), interpolation=cv2.INTER_AREA)
+    fx, fy = small.shape[1] / roi.shape[1], small.shape[0] / roi.shape[0]
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    ring = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
+    bg = np.median(ring, 0)
+    spread = np.median(np.abs(ring - bg), 0) * 1.5
+    # The die differs from the tray in colour or, much more than the tray's own grain, in brightness.
+    chroma = np.sqrt(((lab[..., 1:] - bg[1:]) ** 2).sum(2))
+    fg = ((chroma > max(8.0, 3.0 * float(np.hypot(*spread[1:]))))
+          | (np.abs(lab[..., 0] - bg[0]) > max(25.0, 3.0 * float(spread[0])))).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(fg)
+    cv2.drawContours(filled, contours, -1, 1, -1)  # the print inside a face is part of the die
+    sx, sy = (cx - ox) * fx, (cy - oy) * fy
+    n, comp = cv2.connectedComponents(filled)
+    iy, ix = int(np.clip(round(sy), 0, filled.shape[0] - 1)), int(np.clip(round(sx), 0, filled.shape[1] - 1))
+    k = comp[iy, ix]
+    if k == 0:  # the outline's centre is off the die: take the nearest blob, if near
+        ys, xs = np.nonzero(comp)
+        if len(xs) == 0:
+            return None
+        j = int(np.argmin((xs - sx) ** 2 + (ys - sy) ** 2))
+        if (xs[j] - sx) ** 2 + (ys[j] - sy) ** 2 > (0.25 * filled.shape[0]) ** 2:
+            return None
+        k = comp[ys[j], xs[j]]
+    part = (comp == k).astype(np.uint8)
+    touches = bool(part[0].any() or part[-1].any() or part[:, 0].any() or part[:, -1].any())
+    dt = cv2.distanceTransform(np.pad(part, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+    y, x = iy, ix
+    if dt[y, x] == 0:
+        ys, xs = np.nonzero(part)
+        j = int(np.argmin((xs - sx) ** 2 + (ys - sy) ** 2))
+        y, x = int(ys[j]), int(xs[j])
+    for _ in range(4 * work):  # climb to the nearest widest point (one die of a touching group)
+        y0c, x0c = max(0, y - 1), max(0, x - 1)
+        win = dt[y0c:y + 2, x0c:x + 2]
+        j = np.unravel_index(int(np.argmax(win)), win.shape)
+        if win[j] <= dt[y, x]:
+            break
+        y, x = y0c + int(j[0]), x0c + int(j[1])
+    radius = float(dt[y, x])
+    if radius < 1.5:
+        return None
+    quad = _blob_quad(part, radius)
+    if quad is not None:
+        quad = np.stack([(quad[:, 0] + 0.5) / fx - 0.5 + ox, (quad[:, 1] + 0.5) / fy - 0.5 + oy], 1)
+    return x / fx + ox, y / fy + oy, radius / min(fx, fy), touches, quad
+
+
+def die_outline(frame: np.ndarray, corners, *, work: int = 80) -> np.ndarray | None:
+    """A square around the die at a rough outline, measured from the picture: the die is what
+    differs from the tray around it; its centre and size are those of the widest circle inside
+    it nearest the outline's centre (so a die touching another is not taken for both). The square
+    holds the top face and a little of the sides; :func:`_search` finds the face inside.
+
+    A first look through a wide window finds the die's size even when the outline is much too
+    small (a mark on the face) or too large; a second look through a window fitted to that size
+    measures it finely. Returns None when the die cannot be told from the tray there.
+    """
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    cx, cy = c.mean(0)
+    side = float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
+    h, w = frame.shape[:2]
+    half = 3.2 * side
+    found = None
+    for _ in range(3):
+        found = _measure_die(frame, cx, cy, half, work)
+        if found is None:
+            return None
+        if not found[3] or half > max(h, w):
+            break
+        half *= 2  # the die (or the group it lies in) reaches past the window: look wider
+    x, y, radius, _, quad = found
+    fine = _measure_die(frame, x, y, max(2.5 * radius, 8.0), work)
+    if fine is not None and not fine[3] and 0.7 < fine[2] / radius < 1.4:
+        x, y, radius, _, quad = fine
+    if not 0.15 * side <= 2 * radius <= 6 * side:
+        return None
+    return quad if quad is not None else _square(x, y, 2 * radius)

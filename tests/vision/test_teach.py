@@ -1,4 +1,4 @@
-"""Teach mode: an unseen dice design read after a few views of each face; other dice left alone; bad files."""
+"""Teach mode: unseen dice designs read after a few views of each face; other dice left alone; bad files."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from lcr_pi.vision.detect import Detection
 from lcr_pi.vision.reader import DieReading, Reading
 from lcr_pi.vision.render import random_scene, write_roll_folder
 from lcr_pi.vision.teach import (
-    TaughtReader, load_taught, load_taught_or_default, rectify_face, save_taught, teach,
+    TaughtDie, TaughtReader, _one_per_die, face_context, load_taught, load_taught_or_default, save_taught, teach,
+    view_context,
 )
 
 _spec = importlib.util.spec_from_file_location("bench_teach", Path(__file__).resolve().parents[2] / "benchmarks" / "bench_teach.py")
@@ -24,69 +25,126 @@ bench_teach = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_teach)
 
 
-def detector_corners(die) -> tuple:
-    """The outline the reader's detector gives: a square from the face's box size and angle (not the
-    true perspective corners), so the test sees the geometry the real pipeline sees."""
+def detector_corners(die, grow: float = 1.0, shift=(0.0, 0.0)) -> tuple:
+    """An outline as a detector gives it: a square from the face's box size and angle (not the true
+    perspective corners), optionally too big and off centre, as outlines of an unseen design are."""
     c = np.asarray(die.corners, np.float64)
     (cx, cy), side = c.mean(0), float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
     edge = c[1] - c[0]
     angle = math.atan2(edge[1], edge[0]) % (math.pi / 2)
-    span = side * (abs(math.cos(angle)) + abs(math.sin(angle)))
-    return tuple(map(tuple, Detection(cx, cy, span, span, angle, 1.0).corners()))
+    span = side * (abs(math.cos(angle)) + abs(math.sin(angle))) * grow
+    return tuple(map(tuple, Detection(cx + shift[0] * side, cy + shift[1] * side, span, span, angle, 1.0).corners()))
 
 
 class BoxReader:
-    """Stands in for the reader's detector with the rendered truth; names every face 'dot' unsure, as
-    the shipped reader would for a design it has never seen."""
+    """Stands in for the reader with the rendered truth: rough outlines of some dice (a square off
+    the face, too big, or only a mark on it), every face 'dot' and unsure, as the shipped reader
+    would read a design it has never seen. ``skip`` leaves out every n-th die (a detector miss)."""
 
-    def __init__(self, scenes):
+    def __init__(self, scenes, skip: int = 0):
         self.by_id = {id(img): sc for img, sc in scenes}
+        self.skip = skip
 
     def read(self, frame, *, dice_kind="auto", calibration=None):
         scene = self.by_id[id(frame)]
-        dice = tuple(DieReading("dot", 0.3, d.box, detector_corners(d), tuple(np.mean(d.corners, 0)), "centre", False)
-                     for d in scene.dice)
-        return Reading(dice, "unsure", tuple(range(len(dice))), "Not sure.", "lcr")
+        dice = []
+        for k, d in enumerate(scene.dice):
+            if self.skip and k % self.skip == 1:
+                continue
+            rough = detector_corners(d, grow=(1.0, 1.3, 0.5)[k % 3], shift=((0, 0), (0.15, -0.1), (0.1, 0.1))[k % 3])
+            dice.append(DieReading("dot", 0.3, d.box, rough, tuple(np.mean(rough, 0)), "centre", False))
+        return Reading(tuple(dice), "unsure", tuple(range(len(dice))), "Not sure.", "lcr")
 
 
-@pytest.fixture(scope="module")
-def design():
-    teaching = bench_teach.design_scenes(1, 24)
-    examples: dict[str, list] = {}  # five views of each face, cut out as the reader would outline them
-    for image, scene in teaching:
+def taught_from(scenes, views: int = 5, name: str = "x"):
+    """A taught set from the first ``views`` views of each face, each cut as the reader would
+    outline it (a rough square), measured from the picture as ``lcr-pi teach`` does."""
+    examples: dict[str, list] = {}
+    for image, scene in scenes:
         for die in scene.dice:
-            if len(examples.setdefault(die.face, [])) < 5:
-                examples[die.face].append(rectify_face(image, detector_corners(die)))
-    assert all(len(v) == 5 for v in examples.values()) and set(examples) == {"L", "C", "R", "dot"}
-    return teach(examples, name="violet-words", kind="lcr"), bench_teach.design_scenes(2, 24)
+            if len(examples.setdefault(die.face, [])) < views:
+                examples[die.face].append(view_context(image, detector_corners(die, grow=1.2)))
+    assert all(len(v) == views for v in examples.values()) and set(examples) == {"L", "C", "R", "dot"}
+    return teach(examples, name=name, kind="lcr")
 
 
-def test_an_unseen_design_is_read_after_five_views_of_each_face(design):
-    taught, scenes = design
-    reader = TaughtReader(BoxReader(scenes), taught)
+def read_all(taught, scenes, skip: int = 0):
+    reader = TaughtReader(BoxReader(scenes, skip), taught)
     right = wrong = unsure = 0
     for image, scene in scenes:
         reading = reader.read(image, dice_kind="lcr")
-        for die, truth in zip(reading.dice, scene.dice):
-            if not die.sure:
+        for truth in scene.dice:
+            on = [d for d in reading.dice if _covers(truth, d.centre)]
+            if not on or not on[0].sure:
                 unsure += 1
-            elif die.face == truth.face:
+            elif on[0].face == truth.face:
                 right += 1
             else:
                 wrong += 1
+        extra = [d for d in reading.dice if d.sure and not any(_covers(t, d.centre) for t in scene.dice)]
+        wrong += len(extra)  # a sure die where there is none is as wrong as a wrong face
+    return right, wrong, unsure
+
+
+def _covers(truth, point) -> bool:
+    import cv2
+
+    return cv2.pointPolygonTest(np.asarray(truth.corners, np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
+@pytest.fixture(scope="module")
+def painted():
+    """The benchmark's unseen design (words, star, ring) painted on rendered dice."""
+    return taught_from(bench_teach.design_scenes(1, 24, design="violet-painted"), name="violet"), \
+        bench_teach.design_scenes(2, 16, design="violet-painted")
+
+
+def test_an_unseen_design_is_read_after_five_views_of_each_face(painted):
+    taught, scenes = painted
+    right, wrong, unsure = read_all(taught, scenes)
     n = right + wrong + unsure
-    assert n >= 40
+    assert n >= 30
     assert wrong == 0, f"{wrong} of {n} dice read wrong with confidence"
-    # With the detector's square outlines (not the face's true corners) a few small, tilted faces are
-    # unsure; bench_teach.py measures the rest on 200 dice.
-    assert right / n >= 0.9, (right, unsure, n)
+    # With rough outlines of an unseen look (the bench measures the real reader on 60 scenes).
+    assert right / n >= 0.8, (right, unsure, n)
 
 
-def test_ordinary_dice_keep_the_readers_answer(design):
-    taught, _ = design
+def test_dice_the_reader_missed_are_found_by_their_colour_and_never_left_out(painted):
+    """A die the reader did not detect is found by the taught body colour; as nothing but its colour
+    vouches for it (it could be a die's side), it makes the frame unsure instead of being announced,
+    and no die is silently missing from a frame read as clear."""
+    taught, scenes = painted
+    reader = TaughtReader(BoxReader(scenes, skip=2), taught)  # every other die not detected at all
+    covered = wrong = 0
+    for image, scene in scenes:
+        reading = reader.read(image, dice_kind="lcr")
+        for truth in scene.dice:
+            on = [d for d in reading.dice if _covers(truth, d.centre)]
+            covered += bool(on)
+            wrong += bool(on and on[0].sure and on[0].face != truth.face)
+        if reading.verdict == "clear":
+            assert all(any(_covers(t, d.centre) for d in reading.dice) for t in scene.dice)
+    n = sum(len(sc.dice) for _, sc in scenes)
+    assert wrong == 0 and covered / n >= 0.9, (covered, n)
+
+
+def test_a_second_unseen_design_drawn_by_the_renderer():
+    """Green dice with dark green engraved serif letters and a white dot, every face drawn and lit by
+    the renderer (sides the same colour as the top): the same rules, no tuning for it."""
+    taught = taught_from(bench_teach.design_scenes(1, 24, design="green-engraved"), name="green")
+    right, wrong, unsure = read_all(taught, bench_teach.design_scenes(2, 12, design="green-engraved"))
+    n = right + wrong + unsure
+    # Known weakness (measured, not hidden): one engraved C in these 12 scenes (a steep view, the
+    # letter half in shadow) is read as an L with confidence; bench_teach.py measures 60 scenes.
+    assert wrong <= 1, f"{wrong} of {n} dice read wrong with confidence"
+    assert right / n >= 0.6, (right, unsure, n)
+
+
+def test_ordinary_dice_keep_the_readers_answer(painted):
+    taught, _ = painted
     rng = np.random.default_rng(7)
     for kind in ("pip", "lcr", "wild"):
-        for _ in range(4):
+        for _ in range(3):
             scene = random_scene(rng, size=(480, 360), n_dice=(1, 3), kind=kind)
             plain = Reading(tuple(DieReading(d.face, 0.97, d.box, tuple(map(tuple, d.corners)), (0, 0), "centre", True)
                                   for d in scene.dice), "clear", message="Read.")
@@ -98,27 +156,41 @@ def test_ordinary_dice_keep_the_readers_answer(design):
             assert TaughtReader(Plain(), taught).read(scene.image) is plain
 
 
-def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(design):
-    taught, scenes = design
+def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(painted):
+    taught, scenes = painted
     image, scene = scenes[0]
-    face = rectify_face(image, scene.dice[0].corners)
-    blank = np.full_like(face, face.reshape(-1, 3).mean(0).astype(np.uint8))  # the body colour, no mark
+    ctx = face_context(image, scene.dice[0].corners)
+    body = np.median(ctx[40:56, 40:56].reshape(-1, 3), 0).astype(np.uint8)
+    blank = np.full_like(ctx, body)  # the body colour, no mark
     name, confidence, familiar = taught.classify(blank)
     assert not (familiar and confidence >= 0.6)
 
 
-def test_save_load_and_the_games_fallback(design, tmp_path):
-    taught, _ = design
+def test_a_find_on_a_larger_dies_side_is_dropped_and_overlapping_finds_are_one_die():
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    top = TaughtDie("R", 1.0, square, 0.1)
+    side = TaughtDie("dot", 1.0, square * 0.5 + [-18, 10], 0.05)  # small, along its edge: a side face
+    neighbour = TaughtDie("C", 1.0, square + [42, 0], 0.2)  # as large, beside it: another die
+    kept = _one_per_die([top, side, neighbour])
+    assert {d.face for d in kept} == {"R", "C"}
+    # The same die found twice as two faces nearly as well: unsure.
+    twice = _one_per_die([top, TaughtDie("L", 1.0, square + [2, 1], 0.11)])
+    assert len(twice) == 1 and twice[0].confidence == 0.0
+
+
+def test_save_load_and_the_games_fallback(painted, tmp_path):
+    taught, _ = painted
     path = save_taught(taught, tmp_path / "teach-violet.npz")
     loaded = load_taught(path)
-    assert loaded.name == "violet-words" and loaded.kind == "lcr" and loaded.faces == taught.faces
-    assert np.allclose(loaded.descriptors, taught.descriptors) and loaded.views == {"L": 5, "C": 5, "R": 5, "dot": 5}
+    assert loaded.name == "violet" and loaded.kind == "lcr" and loaded.faces == taught.faces
+    assert np.allclose(loaded.descriptors, taught.descriptors) and loaded.views == taught.views
+    assert loaded.body == taught.body and loaded.confusion == taught.confusion
     assert load_taught_or_default(path)[1] is None
     assert load_taught_or_default(tmp_path / "none.npz") == (None, None)
 
 
 def test_too_few_views_of_a_face_is_named():
-    face = np.zeros((48, 48, 3), np.uint8)
+    face = np.zeros((96, 96, 3), np.uint8)
     with pytest.raises(UserError, match=r"too few views of face R \(2\), dot \(0\)"):
         teach({"L": [face] * 3, "C": [face] * 3, "R": [face] * 2}, name="x", kind="lcr")
     with pytest.raises(UserError, match="faces 6 are not faces of lcr dice"):
@@ -140,17 +212,24 @@ def test_a_corrupt_teach_file_is_named_and_the_game_falls_back(tmp_path, content
     assert taught is None and str(path) in warning and "standard faces" in warning
 
 
-def test_teach_files_with_wrong_contents_are_named(design, tmp_path):
-    taught, _ = design
-    meta = {"version": 1, "name": "x", "kind": "lcr", "scale": 0.1, "views": {}, "descriptor": "patch20+colour"}
+def test_teach_files_with_wrong_contents_are_named(painted, tmp_path):
+    taught, _ = painted
+    meta = {"version": 2, "name": "x", "kind": "lcr", "scale": 0.1, "views": {}, "descriptor": "patch20+colour"}
     cases = {
         "no-meta": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces)}, "it needs the arrays descriptors, faces and meta"),
+        "old": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                 "meta": np.array(json.dumps(meta | {"version": 1, "name": "star-dice"}))},
+                "older lcr-pi (taught set format 1, views cut straight from the reader's outline); teach again: lcr-pi teach --name star-dice"),
         "version": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
                      "meta": np.array(json.dumps(meta | {"version": 9}))}, "unknown format version 9"),
         "shape": ({"descriptors": taught.descriptors[:, :10], "faces": np.array(taught.faces),
                    "meta": np.array(json.dumps(meta))}, "do not fit this program"),
         "few": ({"descriptors": taught.descriptors[:40], "faces": np.array(taught.faces[:40]),
                  "meta": np.array(json.dumps(meta))}, "too few views of face"),
+        "body": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                  "meta": np.array(json.dumps(meta | {"body": [1, 2]}))}, "bad 'body' [1, 2]"),
+        "confusion": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                       "meta": np.array(json.dumps(meta | {"confusion": {"L": {"6": 1.0}}}))}, "bad 'confusion'"),
     }
     for name, (arrays, problem) in cases.items():
         path = tmp_path / f"{name}.npz"
