@@ -164,4 +164,12 @@ def run(args) -> int:
     save_taught(taught, out)
     views = ", ".join(f"{f} x{n}" for f, n in taught.views.items())
     print(f"saved {out}: {taught.kind} dice '{taught.name}', views {views}")
+    dropped = [f for f in taught.views if taught.views[f] < len(examples.get(f, []))]
+    if dropped:
+        print(f"note: a view of face {', '.join(dropped)} looked unlike the others and was left out")
+    alike = sorted({tuple(sorted((g, f))) for g, row in taught.confusion.items() for f, v in row.items() if v >= 1.0})
+    if alike:
+        pairs = ", ".join(f"{a} and {b}" for a, b in alike)
+        print(f"note: faces {pairs} looked alike in some views; the reader will ask rather than guess between them. "
+              f"Teaching again with the die turned to other spots of the tray helps.")
     return 0

@@ -15,7 +15,8 @@ slight slants and a little blurred.
 Finding the dice (:func:`find_taught_dice`): from each die the reader finds, and from every blob of
 the taught body colour (:class:`BodyMap`), since the reader's detector never saw this design and
 may miss dice or outline only a mark on them. One die is kept per place; finds on a larger die's
-sides (which show other faces) are dropped; a die-sized blob of the body colour that no die
+sides (which show other faces) are dropped; a die only the colour found (no die of the reader's on
+it: it could be a side face) is at most unsure; a die-sized blob of the body colour that no die
 accounts for is reported as an unsure die ``"?"`` rather than left out of the roll.
 
 Reading (:class:`TaughtReader`): each die that looks like the taught set gets its face from the
