@@ -781,7 +781,7 @@ class BodyMap:
         bright = (lab[..., 0] >= 0.4 * L) & (lab[..., 0] <= L + 40 + sl)
         # The picture's light may differ from the taught views': a wide hue range first, a narrower
         # one if that takes in much of the tray.
-        for tolerance in (max(16.0, 1.5 * sab), max(10.0, 0.8 * sab)):
+        for tolerance in (_hue_tolerance(body), max(10.0, 0.8 * sab)):
             near = (hue <= tolerance) & bright
             mask = cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -914,8 +914,11 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
         squares.append(square)
     found: list[TaughtDie] = []
     for square in squares:
-        m = taught.match(face_context(frame, square))
+        ctx = face_context(frame, square)
+        m = taught.match(ctx)
         face, conf, familiar = taught.judge(m.distances)
+        if familiar and taught.body and not _body_like(ctx, m.hypothesis, taught.body):
+            familiar = False  # the shapes match, the colour does not: a die of another set (a white pip die)
         if familiar:
             die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
             start = float(np.mean(np.linalg.norm(square - np.roll(square, 1, 0), axis=1)))
@@ -1025,17 +1028,9 @@ def _inside(point, corners, grow: float = 1.0) -> bool:
 
 
 def _same_die(die, taught_die) -> bool:
-    """Whether a reader's die is the taught die seen again: centred on its face or sides, or
-    covering it largely (two flat dice's top faces cannot overlap)."""
-    if _inside(die.centre, taught_die.corners, grow=1.4):
-        return True
-    mine = np.asarray(die_corners(die), np.float32)
-    area = abs(float(cv2.contourArea(mine)))
-    if area <= 0:
-        return False
-    theirs = (taught_die.centre + (taught_die.corners - taught_die.centre) * 1.2).astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(mine), cv2.convexHull(theirs))
-    return inter >= 0.3 * area
+    """Whether a reader's die is the taught die seen again: centred on its face (or the rim of its
+    sides), or outlined around the taught face's middle."""
+    return _inside(die.centre, taught_die.corners, grow=1.3) or _inside(taught_die.centre, die_corners(die))
 
 
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
@@ -1043,8 +1038,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
-    look like the taught design keep the reader's face and confidence. With no taught die in the
-    frame the reading is returned unchanged.
+    look like the taught design keep the reader's face and confidence. Where the reader is sure of a
+    die that looks like the taught design, the taught set naming it the same leaves the reader's die
+    as it is, and naming it otherwise makes the die unsure (one of them is wrong). With no taught
+    die in the frame the reading is returned unchanged.
 
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
     design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
@@ -1059,9 +1056,17 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # look-alike: it makes the frame unsure rather than being announced.
     found = [t if any(_same_die(d, t) for d in reading.dice) else replace(t, confidence=min(t.confidence, 0.5))
              for t in found]
-    # A die the reader is sure of (an ordinary face) stays the reader's unless the taught set is sure.
-    found = [t for t in found if t.confidence >= sure_confidence
-             or not any(d.sure and _same_die(d, t) for d in reading.dice)]
+    # A die the reader is sure of: if the taught set names it the same (a pip 1 is the dot face), the
+    # reader's die stands; if it names it otherwise, one of them is wrong, and the die is unsure.
+    settled = []
+    for t in found:
+        sure_here = [d for d in reading.dice if d.sure and _same_die(d, t)]
+        if sure_here:
+            if all(d.face == t.face or {d.face, t.face} == {"1", "dot"} for d in sure_here):
+                continue
+            t = replace(t, confidence=min(t.confidence, 0.5))
+        settled.append(t)
+    found = settled
     if not found:
         return reading
     if reading.verdict == "obstructed":
@@ -1146,6 +1151,23 @@ def _blob_quad(part: np.ndarray, radius: float) -> np.ndarray | None:
     if sides.max() > 2.0 * sides.min():
         return None
     return _clockwise(poly)
+
+
+def _hue_tolerance(body: tuple) -> float:
+    return max(16.0, 1.5 * body[4])
+
+
+def _body_like(ctx: np.ndarray, h, body: tuple) -> bool:
+    """Whether the face found at ``h`` in a context crop has the taught dice's body colour: the
+    middle of its face (mostly body, whatever the print) within the hue and brightness the taught
+    views spread over."""
+    wide = _affine(h).copy()
+    wide[2:] *= 0.8 / INNER
+    patch = _cut(cv2.cvtColor(ctx, cv2.COLOR_BGR2LAB), wide[None], 12)[0].reshape(-1, 3).astype(np.float32)
+    L, a, b, sl, sab = body
+    hue = np.hypot(patch[:, 1] - a, patch[:, 2] - b)
+    near = (hue <= _hue_tolerance(body)) & (patch[:, 0] >= 0.4 * L) & (patch[:, 0] <= L + 40 + sl)
+    return float(near.mean()) >= 0.4
 
 
 def _side(corners) -> float:

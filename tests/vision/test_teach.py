@@ -156,6 +156,33 @@ def test_ordinary_dice_keep_the_readers_answer(painted):
             assert TaughtReader(Plain(), taught).read(scene.image) is plain
 
 
+def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_unsure(painted):
+    taught, scenes = painted
+    other = {"L": "R", "R": "C", "C": "dot", "dot": "L"}
+    agreed = disagreed = 0
+    for image, scene in scenes[:8]:
+        for wrong in (False, True):
+            sure = Reading(tuple(DieReading(other[d.face] if wrong else d.face, 0.99, d.box, detector_corners(d),
+                                            tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice),
+                           "clear", message="Read.", kind="lcr")
+
+            class Sure:
+                def read(self, frame, *, dice_kind="auto", calibration=None):
+                    return sure
+
+            reading = TaughtReader(Sure(), taught).read(image, dice_kind="lcr")
+            for truth in scene.dice:
+                on = [d for d in reading.dice if _covers(truth, d.centre)]
+                assert on, "a die the reader read is never dropped"
+                if wrong:
+                    assert not (on[0].sure and on[0].face != truth.face)  # the reader's wrong face is not announced
+                    disagreed += not on[0].sure
+                else:
+                    assert on[0].face == truth.face and (not on[0].sure or on[0] in sure.dice)
+                    agreed += on[0] in sure.dice
+    assert agreed >= 10 and disagreed >= 10, (agreed, disagreed)
+
+
 def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(painted):
     taught, scenes = painted
     image, scene = scenes[0]
