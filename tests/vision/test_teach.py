@@ -281,3 +281,30 @@ def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     write_roll_folder(tmp_path / "few", scenes[:1])
     assert main(["teach", "--folder", str(tmp_path / "few"), "--name", "v", "--kind", "lcr", "--out", str(tmp_path / "f.npz")]) == 2
     assert "too few views of face" in capsys.readouterr().err and not (tmp_path / "f.npz").exists()
+
+
+def test_teaching_from_the_camera_asks_again_when_it_sees_no_die_or_two_apart():
+    from lcr_pi.commands.teach import examples_from_camera
+
+    scenes = bench_teach.design_scenes(5, 3, design="violet-painted", n_dice=1)
+    two = bench_teach.design_scenes(6, 6, design="violet-painted", n_dice=2)
+    two = next((img, sc) for img, sc in two if np.linalg.norm(np.subtract(sc.dice[0].box[:2], sc.dice[1].box[:2])) > 150)
+    by_id = {id(img): sc for img, sc in scenes + [two]}
+    # each press reads 5 frames (the newest wins): a blank tray, then two dice apart, then one die each
+    frames = iter([np.zeros((360, 480, 3), np.uint8)] * 5 + [two[0]] * 5 + [img for img, _ in scenes for _ in range(5)])
+
+    class Source:
+        def read(self):
+            return next(frames)
+
+    class Reader:
+        def read(self, frame, *, dice_kind="auto", calibration=None):
+            sc = by_id.get(id(frame))
+            dice = () if sc is None else tuple(DieReading("dot", 0.3, d.box, detector_corners(d, grow=1.2), tuple(np.mean(d.corners, 0)),
+                                                          "centre", False) for d in sc.dice)
+            return Reading(dice, "unsure" if dice else "no_dice")
+
+    said = []
+    examples = examples_from_camera(Source(), Reader(), ["L"], 3, ask=lambda prompt: None, say=said.append)
+    assert len(examples["L"]) == 3 and all(v.shape == (96, 96, 3) for v in examples["L"])
+    assert said[0].startswith("I see no die") and said[1].startswith("I see more than one die")
