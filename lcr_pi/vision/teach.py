@@ -970,6 +970,16 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
     return kept
 
 
+def _overlap_of(a, b) -> float:
+    """Shared area of two convex outlines over the first one's area."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    area = abs(float(cv2.contourArea(a)))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(cv2.convexHull(a), cv2.convexHull(b))
+    return float(inter) / area
+
+
 def _overlap(a, b) -> float:
     """Shared area of two convex outlines over the smaller one's area."""
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
@@ -1085,9 +1095,11 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
                                where=describe_position(cx, cy, width, height),
                                sure=t.confidence >= sure_confidence and not cocked, cocked=cocked))
     for d in reading.dice:
-        # A reader's die centred on a taught die's face or sides is that die seen again.
+        # A reader's die centred on a taught die's face is that die seen again; one lying largely
+        # on a taught die's sides may be that side (it shows another face): not announced.
         if not any(_same_die(d, t) for t in found):
-            dice.append(d)
+            on_sides = any(_overlap_of(die_corners(d), t.centre + (t.corners - t.centre) * 1.5) >= 0.4 for t in found)
+            dice.append(replace(d, sure=False) if on_sides and d.sure else d)
     for t in unread:
         if not any(_same_die(d, t) for d in dice):
             cx, cy = (float(v) for v in t.centre)
