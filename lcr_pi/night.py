@@ -17,7 +17,7 @@ from gpiozero.pins.mock import MockFactory
 
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
-from lcr_pi.inputs.buttons import TableButtons
+from lcr_pi.inputs.buttons import TableButtons, button_pins
 from lcr_pi.inputs.keyboard import KeyboardInput
 from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
 from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
@@ -124,18 +124,6 @@ def make_lights(settings: Settings, names, problems: list[str], *, terminal_fall
     return TerminalLights(names) if terminal_fallback else None
 
 
-def button_pins(settings: Settings) -> dict:
-    gpio = settings.gpio
-    pins = {
-        "confirm": gpio.confirm_button,
-        "undo": gpio.undo_button,
-        "repeat": gpio.repeat_button,
-        "status": gpio.status_button,
-        "choose": gpio.choose_button,
-    }
-    return {name: pin for name, pin in pins.items() if pin is not None}
-
-
 def make_buttons(settings: Settings, names, lights, actions: ActionQueue, problems: list[str],
                  *, pin_factory=None) -> TableButtons | None:
     """The table's buttons, sending into ``actions``; None when there are none or none can work.
@@ -145,7 +133,7 @@ def make_buttons(settings: Settings, names, lights, actions: ActionQueue, proble
     the LED's use, whatever spelling of the pin the settings give. What stops every button (no GPIO on
     this computer) is added as "buttons are off: ...".
     """
-    pins = button_pins(settings)
+    pins = button_pins(settings.gpio)
     if not settings.gpio.enabled or not pins:
         return None
     try:

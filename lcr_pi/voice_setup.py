@@ -412,24 +412,22 @@ def run_setup(setup: VoiceSetup, actions: "queue.Queue", make_speaker: Callable[
 
 def setup_buttons(settings: Settings, on_action, pin_factory=None):
     """The table's buttons for the setup (choose and confirm at least), or a UserError saying why not."""
-    from lcr_pi.inputs.buttons import TableButtons
+    from lcr_pi.inputs.buttons import TableButtons, button_pins
 
     gpio = settings.gpio
-    pins = {"confirm": gpio.confirm_button, "choose": gpio.choose_button, "undo": gpio.undo_button,
-            "repeat": gpio.repeat_button, "status": gpio.status_button}
-    pins = {name: pin for name, pin in pins.items() if pin is not None}
+    pins = button_pins(gpio)
     if not gpio.enabled:
         raise UserError("gpio.enabled is false in the settings")
     if "confirm" not in pins or "choose" not in pins:
         raise UserError("the voice setup needs gpio.choose_button and gpio.confirm_button in the settings")
-    problems: list[str] = []
+    # The other buttons' mistakes are kept in ``buttons.problems`` for the caller to say.
     buttons = TableButtons(pins, on_action=on_action, pin_factory=pin_factory,
-                           long_press_s=settings.gpio.long_press_seconds, on_problem=problems.append)
+                           long_press_s=gpio.long_press_seconds, on_problem=lambda sentence: None)
     # Undo and repeat only help; without choose and confirm there is no setup.
-    if "choose" in buttons.off or "confirm" in buttons.off:
+    needed = dict.fromkeys(sentence for name, sentence in buttons.off_because.items() if name in ("choose", "confirm"))
+    if needed:
         buttons.close()
-        raise UserError("; ".join(p for p in problems if "choose" in p.split(":")[0] or "confirm" in p.split(":")[0]))
-    buttons.problems = problems  # the other buttons' mistakes, for the caller to say
+        raise UserError("; ".join(needed))
     return buttons
 
 

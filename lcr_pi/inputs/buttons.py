@@ -96,19 +96,26 @@ class TableButtons:
         self.on_action = on_action or self.actions.put_action
         self.long_press_s = long_press_s
         self.buttons: dict[str, Button] = {}
-        #: Buttons turned off by a mistake in their pin (only with ``on_problem``; else it raised).
-        self.off: list[str] = []
+        #: What was said to ``on_problem``, in order (only with it; without it a mistake raised).
+        self.problems: list[str] = []
+        #: Each button turned off by a mistake in its pin -> the sentence said about it.
+        self.off_because: dict[str, str] = {}
         factory = pin_factory_or_default(pin_factory)
         resolved, mistakes = check_button_pins(pins, factory, taken)
         if mistakes and on_problem is None:
             raise UserError(mistakes[0][1])
 
+        def say(sentence: str) -> None:
+            self.problems.append(sentence)
+            on_problem(sentence)
+
         def lose(names: list[str], reason: str) -> None:
-            self.off += names
-            on_problem(off_sentence(names, reason, long_press=long_press_button in names))
+            sentence = off_sentence(names, reason, long_press=long_press_button in names)
+            self.off_because.update(dict.fromkeys(names, sentence))
+            say(sentence)
 
         if no_long_press is not None:
-            on_problem(f"no button starts a new game with a long press: {no_long_press}")
+            say(f"no button starts a new game with a long press: {no_long_press}")
         for names, reason in mistakes:
             lose(names, reason)
         try:
@@ -150,6 +157,11 @@ class TableButtons:
         button.when_held = long_press
         button.when_released = released
 
+    @property
+    def off(self) -> list[str]:
+        """Buttons turned off by a mistake in their pin, in the order they were found."""
+        return list(self.off_because)
+
     def close(self) -> None:
         for button in getattr(self, "buttons", {}).values():
             button.close()
@@ -159,6 +171,18 @@ class TableButtons:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def button_pins(gpio) -> dict[str, PinSpec]:
+    """The button pins given in the settings' ``[gpio]`` section: button name -> pin, the unset left out."""
+    pins = {
+        "confirm": gpio.confirm_button,
+        "undo": gpio.undo_button,
+        "repeat": gpio.repeat_button,
+        "status": gpio.status_button,
+        "choose": gpio.choose_button,
+    }
+    return {name: pin for name, pin in pins.items() if pin is not None}
 
 
 def check_button_pins(
