@@ -71,6 +71,15 @@ class ReaderSettings:
     rescale_above: float = 0.0
 
 
+    def wants_other_scale(self, seen: float) -> bool:
+        """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
+
+        >>> ReaderSettings().wants_other_scale(12.0), ReaderSettings().wants_other_scale(200.0)
+        (True, False)
+        """
+        return bool((self.rescale_below and seen < self.rescale_below)
+                    or (self.rescale_above and seen > self.rescale_above))
+
     @classmethod
     def from_json(cls, path: Path) -> "ReaderSettings":
         data = json.loads(path.read_text())
@@ -230,11 +239,9 @@ class DiceReader:
     def _long_side_for(self, shape, die_px: float, view_long_side: int | None) -> int:
         """Detector input long side for a frame whose dice are ``die_px`` across: the whole view's
         usual scale when the dice are a good size there, else the scale that makes them so."""
-        st = self.settings
         frame_long = max(shape[:2])
         usual = DETECT_LONG_SIDE / max(frame_long, view_long_side or 0)
-        seen = die_px * usual
-        if (st.rescale_below and seen < st.rescale_below) or (st.rescale_above and seen > st.rescale_above):
+        if self.settings.wants_other_scale(die_px * usual):
             return long_side_for_die(shape, die_px)
         return max(1, round(frame_long * usual))
 
@@ -243,8 +250,7 @@ class DiceReader:
         st = self.settings
         sure = [d for d in dets if d.score >= st.sure_detection] or dets
         side = float(np.median([d.side for d in sure]))
-        seen = side * scale  # detector pixels
-        if not ((st.rescale_below and seen < st.rescale_below) or (st.rescale_above and seen > st.rescale_above)):
+        if not st.wants_other_scale(side * scale):  # detector pixels
             return None
         better = long_side_for_die(shape, side)
         return better if abs(better - max(shape[:2]) * scale) >= 32 else None
