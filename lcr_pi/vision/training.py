@@ -435,9 +435,8 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
                 # A peak on part of a die (one pip of a 2, a side face) is not a die either: far
                 # off the die's centre and much smaller than the die. Peaks close to a die's
                 # centre stay out (the reader must read dice from rough detections).
-                k = min(near, key=lambda k: math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1]))
+                off, k = min((math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1]), k) for k in near)
                 side = max(s.sizes[k]) if s.sizes[k] is not None else typical
-                off = math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1])
                 if not (off > 0.3 * side and max(d.w, d.h) < 0.6 * side):
                     continue
             regions.append(_region(s.image, d.cx, d.cy, max(d.w, d.h)))
