@@ -24,6 +24,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--models", default=None, help="folder with the model files (default: the shipped models/)")
     parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
     parser.add_argument("--errors", action="store_true", help="list every image that was not read correctly")
+    parser.add_argument("--corrections", default=None, metavar="FILE",
+                        help="JSON list of dice whose labels were checked by eye and are wrong "
+                             "(e.g. benchmarks/label_corrections.json); the folder's are applied and counted")
 
 
 def evaluate_folder(folder, read, kind: str = "auto", limit: int | None = None, items=None):
@@ -50,16 +53,24 @@ def evaluate_folder(folder, read, kind: str = "auto", limit: int | None = None, 
 
 
 def run(args) -> int:
-    from lcr_pi.vision.dataset import load_roll_folder
+    from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
     from lcr_pi.vision.reader import DiceReader
 
     items = load_roll_folder(args.folder)  # report label problems before loading models
+    applied = stale = ()
+    if args.corrections:
+        items, applied, stale = apply_corrections(items, load_corrections(args.corrections), args.folder)
     reader = DiceReader(args.models)
     metrics, rows = evaluate_folder(args.folder, reader.read, args.kind, args.limit, items)
     if args.json:
-        print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS} | {"images": metrics["images"], "dice": metrics["dice"]}))
+        print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS} | {"images": metrics["images"], "dice": metrics["dice"]}
+                         | ({"label_corrections": len(applied)} if args.corrections else {})))
     else:
         print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice")
+        if args.corrections:
+            print(f"  labels corrected  {len(applied)} {'die' if len(applied) == 1 else 'dice'} (from {args.corrections})")
+        for c in stale:
+            print(f"  note: correction for {c.image} die {c.die} not applied (its label no longer says {c.labelled})")
         print(f"  die accuracy      {metrics['die_accuracy']:.2%}")
         print(f"  image accuracy    {metrics['image_accuracy']:.2%}")
         print(f"  detection recall  {metrics['recall']:.2%}   precision {metrics['precision']:.2%}")

@@ -145,3 +145,89 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     if image is None or image.size == 0:
         raise UserError(f"{path}: not a readable image (corrupt, truncated or unknown format)")
     return image
+
+
+@dataclass(frozen=True)
+class LabelCorrection:
+    """One die whose label is wrong, checked by eye: in ``folder`` (a path suffix such as
+    ``nell-byler-d6/test``), ``image``'s die number ``die`` (from 1, in label order) is labelled
+    ``labelled`` but shows ``face``; ``why`` says what the photo shows."""
+
+    folder: str
+    image: str
+    die: int
+    labelled: str
+    face: str
+    why: str
+
+
+def load_corrections(path: str | os.PathLike) -> list[LabelCorrection]:
+    """Read a JSON list of label corrections, or raise UserError naming the file, entry and key.
+
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "c.json"
+    >>> _ = bad.write_text('[{"folder": "a/test", "image": "x.jpg", "die": 0, "labelled": "5", "face": "6", "why": "w"}]')
+    >>> load_corrections(bad)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lcr_pi.errors.UserError: ...c.json entry 1: 'die' must be a die number from 1, got 0
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read label corrections ({exc.strerror or exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: label corrections are not valid JSON ({exc})") from None
+    if not isinstance(data, list):
+        raise UserError(f"{path}: label corrections must be a JSON list of objects")
+    out = []
+    for n, entry in enumerate(data, start=1):
+        where = f"{path} entry {n}"
+        if not isinstance(entry, dict):
+            raise UserError(f"{where}: expected an object")
+        for key in ("folder", "image", "labelled", "face", "why"):
+            if not isinstance(entry.get(key), str) or not entry[key]:
+                raise UserError(f"{where}: missing '{key}' (text)")
+        for key in ("labelled", "face"):
+            if entry[key] not in FACE_NAMES:
+                raise UserError(f"{where}: '{key}' is not a face name: {entry[key]!r}")
+        die = entry.get("die")
+        if not isinstance(die, int) or isinstance(die, bool) or die < 1:
+            raise UserError(f"{where}: 'die' must be a die number from 1, got {die!r}")
+        out.append(LabelCorrection(entry["folder"], entry["image"], die, entry["labelled"], entry["face"], entry["why"]))
+    return out
+
+
+def apply_corrections(items: list[LabelledImage], corrections: list[LabelCorrection], folder: str | os.PathLike):
+    """Return ``(items with the corrections for this folder applied, applied, stale)``.
+
+    A correction applies when ``folder`` ends with its ``folder`` and its image's die still carries
+    the wrong label; one whose label no longer says ``labelled`` (fixed upstream, or another file)
+    is returned as stale and changes nothing.
+
+    >>> item = LabelledImage(Path("d/test/images/a.jpg"), ("5", "2"), None, None, 1)
+    >>> fix = LabelCorrection("d/test", "images/a.jpg", 1, "5", "6", "six pips")
+    >>> fixed, applied, stale = apply_corrections([item], [fix], "data/d/test")
+    >>> fixed[0].faces, len(applied), len(stale)
+    (('6', '2'), 1, 0)
+    """
+    from dataclasses import replace
+
+    folder = Path(folder).resolve().as_posix().rstrip("/")
+    mine = [c for c in corrections if folder.endswith("/" + c.folder.strip("/")) or folder == c.folder.strip("/")]
+    applied, stale, out = [], [], list(items)
+    for c in mine:
+        for k, item in enumerate(out):
+            if item.image_path.as_posix().endswith("/" + c.image) or item.image_path.as_posix() == c.image:
+                if c.die <= len(item.faces) and item.faces[c.die - 1] == c.labelled:
+                    faces = list(item.faces)
+                    faces[c.die - 1] = c.face
+                    out[k] = replace(item, faces=tuple(faces))
+                    applied.append(c)
+                else:
+                    stale.append(c)
+                break
+        else:
+            stale.append(c)
+    return out, applied, stale

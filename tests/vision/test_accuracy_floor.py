@@ -12,16 +12,20 @@ from pathlib import Path
 import pytest
 
 from lcr_pi.commands.eval import evaluate_folder
+from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
 from lcr_pi.vision.reader import DiceReader
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+CORRECTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "label_corrections.json"
 
-# set -> (minimum die accuracy, maximum silent error rate). Measured 2026-11-29 with the shipped
-# models (second round): nell-byler 88.3% die accuracy, 4.0% silent (2 of 50 images); matteop65
-# 98.4%, 1.2% (1 of 86). The floors allow about 2 points of accuracy and one more silent image.
+# set -> (minimum die accuracy, maximum silent error rate), scored with the label corrections.
+# Measured 2026-11-29 with the shipped models (second round): nell-byler 89.0% die accuracy, 0
+# silent images of 50 (4.0% before the two corrected labels: both were dice the reader read right);
+# matteop65 98.8%, 0 of 86 (1.2% before its one correction). The floors allow about 2 points of
+# accuracy and one silent image.
 FLOORS = {
-    "nell-byler-d6/test": (0.86, 0.06),
-    "matteop65-d6/test": (0.96, 0.024),
+    "nell-byler-d6/test": (0.87, 0.02),
+    "matteop65-d6/test": (0.965, 0.012),
 }
 
 # Rendered LCR scenes from the renderer's holdout pool (fonts, colours and trays never trained on):
@@ -39,7 +43,10 @@ def test_real_test_set_floor(reader, set_name):
     folder = DATA / set_name
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent (real photos live outside the repository)")
-    metrics, _ = evaluate_folder(folder, reader.read, "pip")
+    # Scored against the labels with the dice checked by eye corrected (a die read right is not
+    # an error); the corrections file names each die and what the photo shows.
+    items, _, _ = apply_corrections(load_roll_folder(folder), load_corrections(CORRECTIONS), folder)
+    metrics, _ = evaluate_folder(folder, reader.read, "pip", items=items)
     min_accuracy, max_silent = FLOORS[set_name]
     assert metrics["die_accuracy"] >= min_accuracy, metrics
     assert metrics["silent_error_rate"] <= max_silent, metrics

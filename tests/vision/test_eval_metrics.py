@@ -16,7 +16,7 @@ from lcr_pi.vision.evaluate import score_image
 
 
 def make_folder(tmp_path, records, write_images=True):
-    (tmp_path / "images").mkdir(exist_ok=True)
+    (tmp_path / "images").mkdir(parents=True, exist_ok=True)
     lines = []
     for i, rec in enumerate(records):
         rec = {"image": f"images/{i}.png", **rec}
@@ -136,3 +136,50 @@ def test_corrupt_or_empty_image_is_named(tmp_path, content):
     (tmp_path / "images" / "0.png").write_bytes(content)
     with pytest.raises(UserError, match=r"0\.png: (not a readable image|image file is empty)"):
         evaluate_folder(tmp_path, ScriptedReader([reading([])]))
+
+
+def test_label_corrections_fix_the_named_die_only(tmp_path):
+    from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
+
+    folder = make_folder(tmp_path / "set" / "test", [
+        {"faces": ["5", "2"], "boxes": [B1, B2]},
+        {"faces": ["4"], "boxes": [B1]},
+    ])
+    fixes = tmp_path / "fixes.json"
+    fixes.write_text(json.dumps([
+        {"folder": "set/test", "image": "images/0.png", "die": 1, "labelled": "5", "face": "6", "why": "six pips"},
+        {"folder": "set/test", "image": "images/1.png", "die": 1, "labelled": "3", "face": "1", "why": "stale"},
+        {"folder": "other/test", "image": "images/0.png", "die": 2, "labelled": "2", "face": "3", "why": "not this set"},
+    ]))
+    items, applied, stale = apply_corrections(load_roll_folder(folder), load_corrections(fixes), folder)
+    assert [i.faces for i in items] == [("6", "2"), ("4",)]
+    assert [c.why for c in applied] == ["six pips"] and [c.why for c in stale] == ["stale"]
+    # The reader that read a 6 is right once the label is: no silent error.
+    answers = [reading([die("6", B1), die("2", B2)]), reading([die("4", B1)])]
+    metrics, _ = evaluate_folder(folder, ScriptedReader(answers), items=items)
+    assert metrics["silent_error_rate"] == 0.0 and metrics["die_accuracy"] == 1.0
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not valid JSON"),
+    ('{"a": 1}', "must be a JSON list"),
+    ('[{"folder": "a", "image": "b", "die": 1, "labelled": "5", "face": "7", "why": "w"}]', "entry 1: 'face' is not a face name"),
+    ('[{"folder": "a", "image": "b", "die": 1, "labelled": "5", "face": "6"}]', "entry 1: missing 'why'"),
+])
+def test_bad_corrections_file_is_named_via_cli(tmp_path, capsys, content, message):
+    folder = make_folder(tmp_path / "f", [{"faces": ["5"], "boxes": [B1]}])
+    fixes = tmp_path / "fixes.json"
+    fixes.write_text(content)
+    assert main(["eval", str(folder), "--corrections", str(fixes)]) != 0
+    err = capsys.readouterr().err
+    assert "fixes.json" in err and message in err and "Traceback" not in err
+
+
+def test_shipped_corrections_file_is_valid():
+    from pathlib import Path
+
+    from lcr_pi.vision.dataset import load_corrections
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "label_corrections.json"
+    fixes = load_corrections(path)
+    assert fixes and all(c.folder.endswith("/test") and c.labelled != c.face for c in fixes)
