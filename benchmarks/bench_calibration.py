@@ -1,8 +1,10 @@
 """Calibrated vs uncalibrated reader on the same frames (rendered, with clutter outside the tray).
 
-For each table (a seed: one camera, tray, light and clutter), the calibration is made from one roll
-(``make_calibration`` on its frame, with the reader's reading for the die size), then two other rolls
-on the same table are read with and without it. Without the models the script still reports how
+For each table (a seed: one camera, tray, light and clutter), the calibration is made as
+``lcr-pi calibrate`` makes it: the tray found in a picture of the empty tray (taken before the
+throw), the die size from the reader's reading of one roll. Two other rolls on the same table are
+then read three ways: without calibration, calibrated (the tray, at the dice's scale), and
+calibrated with the empty-tray reference (only the part of the tray that changed is read). Without the models the script still reports how
 much of the view the calibration keeps and whether every die stays inside it.
 
     .venv/bin/python benchmarks/bench_calibration.py [--tables 12] [--size 1280x960]
@@ -27,10 +29,11 @@ PRESETS = ("felt-table", "pi-black-tray", None)
 
 
 def table(seed: int, size, faces):
+    """The settled frame of a roll on table ``seed``, its truth, and the empty tray before the throw."""
     preset = PRESETS[seed % len(PRESETS)]
     frames, scene = roll_sequence(np.random.default_rng(seed), size=size, faces=faces, kind="pip",
-                                  n_frames=8, preset=preset)
-    return frames[-1], scene
+                                  n_frames=8, preset=preset, empty_frames=1)
+    return frames[-1], scene, frames[0]
 
 
 def main() -> int:
@@ -50,18 +53,25 @@ def main() -> int:
         reader = None
     rng = np.random.default_rng(0)
     kept, inside, total = [], 0, 0
-    rows = {"uncalibrated": ([], []), "calibrated": ([], [])}
+    rows = {"uncalibrated": ([], []), "calibrated": ([], []), "+ empty tray": ([], [])}
+    empty_seen = 0
     for k in range(args.tables):
         seed = 900 + k
         faces = [[str(v) for v in rng.integers(1, 7, 3)] for _ in range(3)]
-        cal_frame, cal_scene = table(seed, size, faces[0])
+        cal_frame, cal_scene, empty = table(seed, size, faces[0])
         reading = reader.read(cal_frame) if reader is not None else None
-        cal = make_calibration(cal_frame, reading=reading)
+        cal = make_calibration(empty, reading=reading)
+        # As lcr-pi calibrate does: the reference guides reading only if the reader sees no dice in it.
+        reference = None
+        if reader is not None and not reader.read(empty, dice_kind="pip").dice:
+            reference = empty
+            empty_seen += 1
         canvas = tray_canvas(cal_frame, cal.tray)
         kept.append(canvas.shape[0] * canvas.shape[1] / (size[0] * size[1]))
         calibrated = CalibratedReader(reader, cal) if reader is not None else None
+        guided = CalibratedReader(reader, cal, reference) if reader is not None else None
         for f in faces[1:]:
-            frame, scene = table(seed, size, f)
+            frame, scene, _ = table(seed, size, f)
             x0, y0, x1, y1 = cal.tray
             for d in scene.dice:
                 total += 1
@@ -69,7 +79,7 @@ def main() -> int:
             if reader is None:
                 continue
             item = SimpleNamespace(faces=tuple(d.face for d in scene.dice), boxes=tuple(d.box for d in scene.dice), box_kind="die")
-            for name, read in (("uncalibrated", reader.read), ("calibrated", calibrated.read)):
+            for name, read in (("uncalibrated", reader.read), ("calibrated", calibrated.read), ("+ empty tray", guided.read)):
                 start = time.perf_counter()
                 got = read(frame, dice_kind="pip")
                 rows[name][1].append((time.perf_counter() - start) * 1000)
@@ -78,6 +88,7 @@ def main() -> int:
           f"(median {statistics.median(kept):.0%}); dice inside the calibrated region: {inside}/{total}")
     if reader is None:
         return 0
+    print(f"  empty-tray pictures the reader found empty (kept as references): {empty_seen}/{args.tables}")
     for name, (scores, times) in rows.items():
         m = summarize(scores, times)
         print(f"  {name:13s} die accuracy {m['die_accuracy']:.2%}  image accuracy {m['image_accuracy']:.2%}  "

@@ -2,7 +2,10 @@
 
 From the camera: empty the tray, press Enter (the picture of the empty tray is the reference and the
 tray is found in it), then roll the dice into the tray and press Enter again (the reader measures
-their size). From an image: the tray and, if there are dice in it, their size come from that image.
+their size). From an image: the tray and, if there are dice in it, their size come from that image;
+``--empty FILE`` adds a picture of the empty tray (same camera and place) as the reference.
+The reference is kept as a guide for reading (only the part of the tray that changed is read) only
+when the reader sees no dice in it.
 The result goes to ``calibration/table.json`` (format: ``calibration/README.md``).
 """
 
@@ -21,6 +24,8 @@ def add_arguments(parser) -> None:
     src.add_argument("--camera", metavar="SOURCE", default=None,
                      help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
     src.add_argument("--image", metavar="FILE", default=None, help="calibrate from one picture of the tray instead")
+    parser.add_argument("--empty", metavar="FILE", default=None,
+                        help="with --image: a picture of the empty tray from the same camera, kept as the reference")
     parser.add_argument("--out", default="calibration/table.json", help="where to save (default: %(default)s)")
     parser.add_argument("--tray", metavar="x0,y0,x1,y1", default=None, help="the tray box in pixels, instead of finding it")
     parser.add_argument("--die-px", type=float, default=None, help="the dice's top-face side in pixels, instead of measuring it")
@@ -82,9 +87,16 @@ def run(args) -> int:
 
     tray = parse_box(args.tray) if args.tray else None
     controls: dict = {}
+    if args.empty and not args.image:
+        raise UserError("--empty goes with --image (from the camera, the empty tray is pictured first)")
     if args.image:
-        empty = read_image(args.image)
-        with_dice = empty
+        with_dice = read_image(args.image)
+        empty = with_dice
+        if args.empty:
+            empty = read_image(args.empty)
+            if empty.shape != with_dice.shape:
+                raise UserError(f"--empty {args.empty} is {empty.shape[1]}x{empty.shape[0]} but --image {args.image} "
+                                f"is {with_dice.shape[1]}x{with_dice.shape[0]}: take both with the same camera")
         source_name = f"image:{args.image}"
     else:
         from lcr_pi.camera import PiCameraSource, open_frame_source
@@ -104,20 +116,33 @@ def run(args) -> int:
         finally:
             source.close()
     reading = None
-    if args.die_px is None:
-        reader = _reader_or_none(args.models)
-        if reader is not None:
-            reading = reader.read(with_dice)
-            if not reading.dice:
-                print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
+    reader = _reader_or_none(args.models)
+    if args.die_px is None and reader is not None:
+        reading = reader.read(with_dice)
+        if not reading.dice:
+            print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
+    # The empty-tray picture may guide reading only if it really is empty: a die left in it would
+    # hide a die lying in the same place later.
+    empty_checked = False
+    if args.image and not args.empty:
+        pass  # one picture: the reference is that picture, dice and all; kept for information only
+    elif reader is None:
+        print("note: the reader is not available to check the empty tray, so it will not guide reading")
+    else:
+        seen = reader.read(empty).dice
+        empty_checked = not seen
+        if seen:
+            print(f"note: {len(seen)} {'die' if len(seen) == 1 else 'dice'} seen in the empty-tray picture, so it will not "
+                  "guide reading (empty the tray and calibrate again)")
     cal = make_calibration(empty, tray=tray, die_px=args.die_px, reading=reading, camera_controls=controls,
                            source=source_name)
-    path = save_calibration(cal, args.out, reference=empty)
+    path = save_calibration(cal, args.out, reference=empty, reference_empty=empty_checked)
     w, h = cal.resolution
     x0, y0, x1, y1 = cal.tray
     share = (x1 - x0) * (y1 - y0) / (w * h)
     die = f"{cal.die_px:.0f} px" if cal.die_px else "not measured"
-    print(f"saved {path}: {w}x{h} frames, tray {cal.tray_shape} at {x0},{y0},{x1},{y1} ({share:.0%} of the view), die {die}")
+    guide = "; the empty tray guides reading" if empty_checked else ""
+    print(f"saved {path}: {w}x{h} frames, tray {cal.tray_shape} at {x0},{y0},{x1},{y1} ({share:.0%} of the view), die {die}{guide}")
     if cal.tray_shape == "frame" and tray is None:
         print("the tray fills the view (or was not found): the reader reads the whole frame; give --tray to limit it")
     return 0

@@ -119,7 +119,7 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
 
 def run(args) -> int:
     from lcr_pi.camera import open_frame_source
-    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default
+    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
 
     try:
@@ -136,7 +136,10 @@ def run(args) -> int:
     settle = SettleDetector(region=cal.tray, die_px=cal.die_px) if cal is not None else SettleDetector()
     read = None
     if reader is not None:
-        wrapped = CalibratedReader(reader, cal)
+        reference, warning = load_reference_or_none(cal, args.calibration)
+        if warning:
+            print(f"note: {warning}")
+        wrapped = CalibratedReader(reader, cal, reference)
         read = lambda frame: wrapped.read(frame, dice_kind=args.kind)  # noqa: E731
     print("Roll the dice; each roll is saved when they come to rest.")
 

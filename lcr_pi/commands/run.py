@@ -105,7 +105,7 @@ def _camera_dice(settings, night):
     when the reader cannot start, typed rolls."""
     from lcr_pi.camera import ReopeningSource, open_frame_source
     from lcr_pi.camera_dice import CameraDice
-    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default
+    from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.settle import SettleDetector
     from lcr_pi.vision.teach import TaughtReader, load_taught_or_default
@@ -129,7 +129,10 @@ def _camera_dice(settings, night):
     settle = SettleDetector()
     controls = None
     if calibration is not None:
-        reader = CalibratedReader(reader, calibration)
+        reference, warning = load_reference_or_none(calibration, settings.reader.calibration_path())
+        if warning:
+            night.problems.append(warning)
+        reader = CalibratedReader(reader, calibration, reference)
         scaled = calibration.scaled_to(cam.width, cam.height)
         settle = SettleDetector(region=scaled.tray, die_px=scaled.die_px)
         controls = calibration.camera_controls or None

@@ -55,6 +55,7 @@ class Calibration:
     die_px: float | None = None  # expected top-face side in pixels
     camera_controls: dict = field(default_factory=dict)  # picamera2 controls that lock exposure and colour
     reference_image: str | None = None  # PNG file name, beside the JSON file
+    reference_empty: bool = False  # the reader saw no dice in the reference: it may guide reading
     source: str = ""
     created: str = ""
     version: int = FORMAT_VERSION
@@ -89,6 +90,7 @@ class Calibration:
             "die_px": None if self.die_px is None else round(float(self.die_px), 2),
             "camera_controls": self.camera_controls,
             "reference_image": self.reference_image,
+            "reference_empty": self.reference_empty,
             "source": self.source,
             "created": self.created,
         }
@@ -225,15 +227,19 @@ def locked_controls(metadata: dict) -> dict:
 # Files
 
 
-def save_calibration(calibration: Calibration, path: str | Path, reference: np.ndarray | None = None) -> Path:
-    """Write the JSON (and the reference image as ``<stem>-empty.png`` beside it). Returns the JSON path."""
+def save_calibration(calibration: Calibration, path: str | Path, reference: np.ndarray | None = None,
+                     reference_empty: bool = False) -> Path:
+    """Write the JSON (and the reference image as ``<stem>-empty.png`` beside it). Returns the JSON path.
+
+    ``reference_empty``: the reader found no dice in ``reference``, so the game may use it to read
+    only the part of the tray that changed (see :func:`changed_region`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if reference is not None:
         name = f"{path.stem}-empty.png"
         if not cv2.imwrite(str(path.parent / name), reference):
             raise UserError(f"{path.parent / name}: could not write the reference image")
-        calibration = replace(calibration, reference_image=name)
+        calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty))
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(calibration.to_json(), indent=2) + "\n")
     tmp.replace(path)
@@ -277,10 +283,14 @@ def parse_calibration(data, name: str) -> Calibration:
     ref = data.get("reference_image")
     if ref is not None and not isinstance(ref, str):
         raise UserError(f"{name}: 'reference_image' must be a file name")
+    empty = data.get("reference_empty", False)
+    if not isinstance(empty, bool):
+        raise UserError(f"{name}: 'reference_empty' must be true or false")
     return Calibration(
         resolution=(width, height), tray=(x0, y0, x1, y1), tray_shape=str(tray.get("shape", "manual")),
         tray_outline=tuple((int(p[0]), int(p[1])) for p in outline), die_px=die_px, camera_controls=controls,
-        reference_image=ref, source=str(data.get("source", "")), created=str(data.get("created", "")),
+        reference_image=ref, reference_empty=empty and ref is not None, source=str(data.get("source", "")),
+        created=str(data.get("created", "")),
     )
 
 
@@ -320,6 +330,17 @@ def load_reference(calibration: Calibration, json_path: str | Path) -> np.ndarra
     return image
 
 
+def load_reference_or_none(calibration: Calibration | None, json_path: str | Path):
+    """For the game: ``(empty-tray image, None)`` when the calibration has a reference the reader
+    found empty, ``(None, None)`` when it has none, ``(None, warning)`` when it cannot be read."""
+    if calibration is None or not calibration.reference_empty:
+        return None, None
+    try:
+        return load_reference(calibration, json_path), None
+    except UserError as exc:
+        return None, f"{exc}; reading the whole tray every time"
+
+
 def load_calibration_or_default(path: str | Path, resolution: tuple[int, int] | None = None):
     """For the game: ``(calibration, None)``, or ``(None, warning)`` when the file is missing or bad.
 
@@ -337,22 +358,100 @@ def load_calibration_or_default(path: str | Path, resolution: tuple[int, int] | 
 # The reader, limited to the tray
 
 
+# How the empty-tray reference narrows the search (see changed_region).
+CHANGE_WORK_DIE = 6.0  # dice are compared at a scale where a die is at least this many pixels
+CHANGE_MIN_LEVEL = 16.0  # a pixel changed when it differs by this many grey levels...
+CHANGE_NOISE_FACTOR = 4.0  # ...and by this many times the tray's typical difference (noise, light)
+CHANGE_MARGIN = 1.5  # the region read reaches this many dice beyond the changes (the detector needs context)
+CHANGE_MAX_SHIFT = 24.0  # an overall change of more grey levels than this (or a hand over most of the tray): read it all
+CHANGE_MAX_SHARE = 0.5  # changes over more of the tray than this (a hand, the light): read it all
+
+
+def changed_region(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float) -> Box | None:
+    """The box (tray-crop pixels) around everything that differs from the empty tray, grown by
+    :data:`CHANGE_MARGIN` dice on every side; ``None`` when the whole tray should be read instead.
+
+    Both images are the same tray crop (the empty one from calibration). They are compared small
+    (a die a few pixels across), after taking out an overall shift of brightness and colour (the
+    room's light changed since calibration). A pixel changed when it differs by more than
+    :data:`CHANGE_MIN_LEVEL` grey levels and :data:`CHANGE_NOISE_FACTOR` times the tray's median
+    difference. ``None`` when nothing changed (a
+    die the colour of the tray must not be missed: read it all) or changes cover more than
+    :data:`CHANGE_MAX_SHARE` of the tray, or the overall shift is over :data:`CHANGE_MAX_SHIFT` (a hand
+    over most of the tray, a lamp switched on: the shift measured then may be the hand's).
+
+    >>> empty = np.full((200, 300, 3), 90, np.uint8)
+    >>> now = empty.copy(); now[100:120, 40:60] = 230           # one die, 20 px
+    >>> changed_region(now, empty, 20.0)          # the die (40-60, 100-120) and 1.5 dice around it
+    (9, 69, 90, 152)
+    >>> changed_region(empty, empty, 20.0) is None              # nothing changed: read it all
+    True
+    >>> changed_region(np.full((200, 300, 3), 200, np.uint8), empty, 20.0) is None  # light changed
+    True
+    """
+    h, w = tray_now.shape[:2]
+    if tray_empty.shape[:2] != (h, w) or not die_px or die_px <= 0:
+        return None
+    f = min(1.0, max(CHANGE_WORK_DIE / die_px, 160.0 / max(h, w)))
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    small_now = cv2.resize(tray_now, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    small_empty = cv2.resize(tray_empty, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    diff = small_now - small_empty
+    shift = np.median(diff.reshape(-1, diff.shape[-1] if diff.ndim == 3 else 1), axis=0)
+    if float(np.abs(shift).max()) > CHANGE_MAX_SHIFT:
+        return None  # the light changed a lot, or something covers most of the tray: no guide
+    change = np.abs(diff - shift.astype(np.int16))
+    if change.ndim == 3:
+        change = change.max(axis=2)
+    typical = float(np.median(change))
+    # No clean-up of specks: a die's body may differ little from the tray (green on green felt),
+    # so only its pips and edges stand out, a few small pixels; a speck of noise kept only widens
+    # the region read (time), where a die dropped would be a die not read.
+    mask = (change > max(CHANGE_MIN_LEVEL, CHANGE_NOISE_FACTOR * typical)).astype(np.uint8)
+    count = int(mask.sum())
+    if count == 0 or count > CHANGE_MAX_SHARE * mask.size:
+        return None
+    x, y, bw, bh = cv2.boundingRect(mask)
+    if bw * bh > CHANGE_MAX_SHARE * mask.size:
+        return None
+    return grow_box((x / f, y / f, (x + bw) / f, (y + bh) / f), CHANGE_MARGIN * die_px, w, h)
+
+
 class CalibratedReader:
     """Wraps a dice reader so it reads only the calibrated tray region, and maps results back.
 
     With the die size known, the reader is given it (``die_px``) and the view's size: the detector then
     looks at the bare tray crop once, at the scale the whole view would get (or, for dice too small
     or too large there, at the scale that suits them, without a first look at the wrong one), so it
-    spends nothing on clutter outside the tray. Without a die size the tray crop is padded to
+    spends nothing on clutter outside the tray. With an empty-tray ``reference`` (a whole frame at
+    the calibration's resolution, which the reader found empty) it reads only the part of the tray
+    that changed since (:func:`changed_region`), at the same scale: three dice on a large tray cost
+    a fraction of the tray. Without a die size the tray crop is padded to
     the frame's long side (see :func:`tray_canvas`) so the detector sees the dice as large as in the
     whole frame. Die positions in messages ("the die at the top left") are positions on the tray.
     Frames of another size with the same shape use the calibration scaled; frames of another shape are
     read whole.
     """
 
-    def __init__(self, reader, calibration: Calibration | None):
+    def __init__(self, reader, calibration: Calibration | None, reference: np.ndarray | None = None):
         self.reader = reader
         self.calibration = calibration
+        self.reference = reference
+        self._empty_trays: dict = {}  # frame size -> the reference's tray crop at that size
+
+    def _empty_tray(self, cal: Calibration, w: int, h: int) -> np.ndarray | None:
+        if self.reference is None:
+            return None
+        if (w, h) not in self._empty_trays:
+            ref = self.reference
+            if ref.ndim != 3 or abs(ref.shape[1] / ref.shape[0] - w / h) > 0.01:
+                self._empty_trays[(w, h)] = None  # not this camera's shape: of no use
+            else:
+                if ref.shape[:2] != (h, w):
+                    ref = cv2.resize(ref, (w, h), interpolation=cv2.INTER_AREA)
+                x0, y0, x1, y1 = cal.tray
+                self._empty_trays[(w, h)] = np.ascontiguousarray(ref[y0:y1, x0:x1])
+        return self._empty_trays[(w, h)]
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None):
         cal = calibration or self.calibration
@@ -365,9 +464,15 @@ class CalibratedReader:
             return self.reader.read(frame, dice_kind=dice_kind)
         if cal.die_px:
             x0, y0, x1, y1 = cal.tray
-            crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
+            tray = frame[y0:y1, x0:x1]
+            part = (0, 0, x1 - x0, y1 - y0)
+            empty = self._empty_tray(cal, w, h) if frame.ndim == 3 and frame.dtype == np.uint8 else None
+            if empty is not None:
+                part = changed_region(tray, empty, cal.die_px) or part
+            px0, py0, px1, py1 = part
+            crop = np.ascontiguousarray(tray[py0:py1, px0:px1])
             reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
-            return to_frame(reading, cal.tray)
+            return to_frame(reading, (x0 + px0, y0 + py0, x0 + px1, y0 + py1), described_on=cal.tray)
         if tuple(cal.tray) == (0, 0, w, h):
             return self.reader.read(frame, dice_kind=dice_kind)
         reading = self.reader.read(tray_canvas(frame, cal.tray), dice_kind=dice_kind)
@@ -396,18 +501,20 @@ def tray_canvas(frame: np.ndarray, box: Box) -> np.ndarray:
     return cv2.copyMakeBorder(crop, 0, long_side - ch, 0, 0, cv2.BORDER_CONSTANT, value=fill)
 
 
-def to_frame(reading, box: Box):
-    """A reading of a tray canvas in frame pixels, with die positions described on the tray.
+def to_frame(reading, box: Box, described_on: Box | None = None):
+    """A reading of a crop (``box`` in the frame) in frame pixels, with die positions described on
+    the tray (``described_on``, default ``box``).
 
-    Boxes, corners and centres move by the tray's corner; ``where`` is recomputed against the tray,
+    Boxes, corners and centres move by the crop's corner; ``where`` is recomputed against the tray,
     and the message's position words with it.
     """
     from lcr_pi.vision.reader import describe_position
 
     x0, y0, x1, y1 = box
+    tx0, ty0, tx1, ty1 = described_on or box
     dice, renamed = [], {}
     for i, d in enumerate(reading.dice):
-        where = describe_position(d.centre[0], d.centre[1], x1 - x0, y1 - y0)
+        where = describe_position(d.centre[0] + x0 - tx0, d.centre[1] + y0 - ty0, tx1 - tx0, ty1 - ty0)
         renamed[i] = (d.where, where)
         dice.append(replace(
             d,

@@ -966,8 +966,11 @@ def _hand_args(stage: _Stage, rng, shapes: dict, palm_px, angle: float, height_m
 
 def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str = "pip", n_frames: int = 30,
                   hand: bool = False, pool: str = "train", preset: str | None = None,
-                  n_dice=(1, 3)) -> tuple[list[np.ndarray], RenderedScene]:
+                  n_dice=(1, 3), empty_frames: int = 0) -> tuple[list[np.ndarray], RenderedScene]:
     """Frames of dice thrown into the tray, tumbling, bouncing and coming to rest, and the final truth.
+
+    ``empty_frames``: that many frames of the empty tray (same camera, light and noise) come first,
+    as a camera sees the tray before the throw; the ``sequence`` indices count them.
 
     Moving dice are motion-blurred. With ``hand=True`` a hand reaches over the tray after the dice
     stop and leaves before the last frames. ``faces`` forces the final top faces (and the number of
@@ -1049,7 +1052,11 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
         else:
             img, _ = _compose(stage, dice_k, rng, hand_args)
         frames.append(img)
-    stage.style["sequence"] = {"n_frames": n, "rest_frame": settled,
+    if empty_frames:
+        frames = [_compose(stage, [], rng, None)[0] for _ in range(int(empty_frames))] + frames
+        settled += int(empty_frames)
+        hand_frames = tuple(k + int(empty_frames) for k in hand_frames) if hand_frames else None
+    stage.style["sequence"] = {"n_frames": len(frames), "rest_frame": settled,
                                "hand_frames": list(hand_frames) if hand_frames else None}
     stage.style["occluder"] = None
     truth = tuple(_truth(stage, d) for d in rest)

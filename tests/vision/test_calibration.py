@@ -11,8 +11,8 @@ import pytest
 from lcr_pi.cli import main
 from lcr_pi.errors import UserError
 from lcr_pi.vision.calibration import (
-    Calibration, CalibratedReader, find_tray, load_calibration, load_calibration_or_default, load_reference,
-    make_calibration, save_calibration,
+    Calibration, CalibratedReader, changed_region, find_tray, load_calibration, load_calibration_or_default,
+    load_reference, load_reference_or_none, make_calibration, save_calibration,
 )
 from lcr_pi.vision.reader import DieReading, Reading, describe_position
 from lcr_pi.vision.render import random_scene
@@ -111,6 +111,49 @@ def test_without_a_die_size_the_tray_is_padded_to_the_frames_long_side():
     assert reading.dice[0].centre == (230, 140)
 
 
+def test_with_an_empty_tray_reference_only_the_changed_part_is_read_and_dice_are_placed_on_the_tray():
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, scene = roll_sequence(np.random.default_rng(5), size=(640, 480), faces=["2", "5"], n_frames=6,
+                                  preset="felt-table", empty_frames=1)
+    empty, frame = frames[0], frames[-1]
+    cal = Calibration((640, 480), (0, 0, 640, 480), die_px=float(np.mean([d.box[2] - d.box[0] for d in scene.dice])))
+    part = changed_region(frame, empty, cal.die_px)
+    assert part is not None
+    for d in scene.dice:  # every die inside the part read, with room around it
+        assert part[0] <= d.box[0] and part[1] <= d.box[1] and d.box[2] <= part[2] and d.box[3] <= part[3]
+    assert (part[2] - part[0]) * (part[3] - part[1]) < 0.5 * 640 * 480
+    # The reader gets that part only; a die found at its top left is described where it is on the tray.
+    inner = RecordingReader([(10, 10, 20)])
+    reading = CalibratedReader(inner, cal, empty).read(frame)
+    assert inner.seen[0].shape[:2] == (part[3] - part[1], part[2] - part[0]) and inner.view_long_side == 640
+    die = reading.dice[0]
+    assert die.centre == (part[0] + 10, part[1] + 10)
+    assert die.where == describe_position(part[0] + 10, part[1] + 10, 640, 480)
+    assert die.where in reading.message
+    # Preview frames of another size use the reference scaled; nothing changed reads the whole tray.
+    inner.seen.clear()
+    CalibratedReader(inner, cal, empty).read(cv2.resize(frame, (1280, 960)))
+    assert inner.seen[0].shape[0] < 960 and inner.seen[0].shape[1] < 1280
+    CalibratedReader(inner, cal, empty).read(empty)
+    assert inner.seen[1].shape[:2] == (480, 640)
+
+
+def test_changed_region_reads_everything_when_the_change_is_everywhere_or_nowhere():
+    empty = np.random.default_rng(0).integers(80, 100, (300, 400, 3)).astype(np.uint8)
+    assert changed_region(empty, empty, 20.0) is None
+    hand = empty.copy()
+    hand[:, :260] = 200  # a hand (or a sheet of paper) over most of the tray
+    assert changed_region(hand, empty, 20.0) is None
+    brighter = np.clip(empty.astype(int) + 15, 0, 255).astype(np.uint8)  # the room light went up a little
+    brighter[100:120, 100:120] = 0  # and a dark die lies on the tray
+    assert changed_region(brighter, empty, 20.0) == (70, 70, 150, 150)
+    assert changed_region(empty, empty[:100], 20.0) is None  # a reference of another size is no guide
+    lamp = np.clip(empty.astype(int) + 60, 0, 255).astype(np.uint8)  # a lamp switched on: read it all
+    lamp[100:120, 100:120] = 0
+    assert changed_region(lamp, empty, 20.0) is None
+
+
 def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
     image = np.full((240, 320, 3), 90, np.uint8)
     cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5,
@@ -123,6 +166,14 @@ def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
     assert np.array_equal(load_reference(loaded, path), image)
     assert load_calibration(path, (640, 480)).tray == (20, 40, 600, 460)
     assert load_calibration_or_default(path) == (loaded, None)
+    # Saved without the reader's word that it is empty, the reference does not guide reading.
+    assert data["reference_empty"] is False and load_reference_or_none(loaded, path) == (None, None)
+    path = save_calibration(cal, tmp_path / "calibration" / "table.json", reference=image, reference_empty=True)
+    checked = load_calibration(path)
+    assert checked.reference_empty and np.array_equal(load_reference_or_none(checked, path)[0], image)
+    (tmp_path / "calibration" / "table-empty.png").write_bytes(b"not a png")
+    ref, warning = load_reference_or_none(checked, path)
+    assert ref is None and "table-empty.png" in warning and "whole tray" in warning
 
 
 def write(tmp_path, text, name="table.json"):
@@ -145,6 +196,7 @@ GOOD = {"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 47
     (json.dumps(GOOD | {"die_px": -3}), "'die_px' must be positive"),
     (json.dumps(GOOD | {"die_px": "big"}), "'die_px' must be a number"),
     (json.dumps(GOOD | {"camera_controls": [1]}), "'camera_controls' must be an object"),
+    (json.dumps(GOOD | {"reference_empty": "yes"}), "'reference_empty' must be true or false"),
 ])
 def test_a_bad_calibration_file_is_named_with_its_problem_and_the_game_falls_back(tmp_path, text, problem):
     path = write(tmp_path, text)
@@ -191,6 +243,33 @@ def test_calibrate_command_from_an_image(tmp_path, capsys):
     assert "four whole numbers" in capsys.readouterr().err
     assert main(["calibrate", "--image", str(tmp_path / "none.png"), "--out", str(out)]) == 2
     assert "none.png" in capsys.readouterr().err
+    assert main(["calibrate", "--empty", str(image), "--out", str(out)]) == 2
+    assert "--empty goes with --image" in capsys.readouterr().err
+
+
+def test_calibrate_keeps_the_empty_tray_as_a_guide_only_when_the_reader_sees_no_dice_in_it(tmp_path, capsys):
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, _ = roll_sequence(np.random.default_rng(2), size=(640, 480), faces=["3", "6"], n_frames=6,
+                              preset="felt-table", empty_frames=1)
+    empty, dice = tmp_path / "empty.png", tmp_path / "dice.png"
+    cv2.imwrite(str(empty), frames[0])
+    cv2.imwrite(str(dice), frames[-1])
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--image", str(dice), "--empty", str(empty), "--out", str(out)]) == 0
+    assert "the empty tray guides reading" in capsys.readouterr().out
+    assert load_calibration(out).reference_empty and load_calibration(out).die_px
+    # The "empty" picture has dice in it: kept, but not as a guide.
+    assert main(["calibrate", "--image", str(dice), "--empty", str(dice), "--out", str(out)]) == 0
+    assert "seen in the empty-tray picture" in capsys.readouterr().out
+    assert not load_calibration(out).reference_empty
+    # One picture with dice: its reference is no guide either.
+    assert main(["calibrate", "--image", str(dice), "--out", str(out)]) == 0
+    assert not load_calibration(out).reference_empty
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(frames[0], (320, 240)))
+    assert main(["calibrate", "--image", str(dice), "--empty", str(small), "--out", str(out)]) == 2
+    assert "same camera" in capsys.readouterr().err
 
 
 def test_locked_camera_controls_need_the_metadata():

@@ -138,6 +138,22 @@ def test_roll_sequence_hand_comes_and_goes():
     assert np.abs(frames[-2].astype(np.int16) - rest).mean() < 8
 
 
+def test_roll_sequence_can_start_with_the_empty_tray():
+    frames, final = roll_sequence(rng(5), size=SMALL, kind="pip", n_frames=10, hand=True, n_dice=2, empty_frames=2)
+    seq = final.style["sequence"]
+    assert len(frames) == 12 and seq["n_frames"] == 12
+    assert seq["rest_frame"] >= 2 and seq["hand_frames"][0] >= seq["rest_frame"]
+    empty, rest = frames[0].astype(np.int16), frames[-1].astype(np.int16)
+    assert np.abs(frames[1].astype(np.int16) - empty).mean() < 4  # the same empty tray, new noise
+    changed = np.abs(rest - empty).max(axis=2) > 40
+    inside = np.zeros_like(changed)
+    for d in final.dice:  # the dice (and their shadows nearby) are what differs
+        x0, y0, x1, y1 = (int(v) for v in d.box)
+        m = int(x1 - x0)
+        inside[max(0, y0 - m):y1 + m, max(0, x0 - m):x1 + m] = True
+    assert changed[inside].mean() > 0.02 and changed[~inside].mean() < 0.002
+
+
 def test_hand_occluder_in_a_still_scene():
     scene = random_scene(rng(2), size=SMALL, n_dice=2, occluder="hand")
     occ = scene.style["occluder"]
