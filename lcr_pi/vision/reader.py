@@ -61,7 +61,7 @@ class ReaderSettings:
     # split in two, e.g. the pips of a 2). Off (1.0) for now: on the held-out train photos any
     # value tried (0.1-0.3) only cost die accuracy (touching dice's rough outlines overlap).
     max_face_overlap: float = 1.0
-    tta_rotations: int = 4  # a sure detection the classifier is not already sure of is looked at in 4 turns...
+    tta_rotations: int = 4  # a detection that could be sure, which the classifier is not already sure of, is looked at in 4 turns...
     tta_below: float = 0.999  # ...when its top class probability is below this
     # Dice whose median top face is smaller than rescale_below or larger than rescale_above detector
     # pixels are looked for again at the scale that suits the detector (small dice in a wide
@@ -69,6 +69,11 @@ class ReaderSettings:
     # off: in the demo's close-up 640x480 frames it lost dice the first look had found.
     rescale_below: float = 16.0
     rescale_above: float = 0.0
+    # A second way to be sure of a die: a peak the detector scores below sure_detection but at
+    # least rescue_detection, whose face the classifier (which sees the die at full resolution)
+    # names with at least rescue_confidence. Chosen by calibration like the others; 1.0 is off.
+    rescue_detection: float = 1.0
+    rescue_confidence: float = 1.0
 
 
     def wants_other_scale(self, seen: float) -> bool:
@@ -209,8 +214,9 @@ class DiceReader:
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
+        could_be_sure = min(st.sure_detection, st.rescue_detection)
         probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
-                               only=[d.score >= st.sure_detection for d in dets])
+                               only=[d.score >= could_be_sure for d in dets])
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
     def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, view_long_side: int | None = None,
@@ -295,8 +301,9 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
         if name == "1" and kind != "pip":
             name = "dot"
         is_cocked = float(p[_COCKED] / total) >= st.cocked_probability
-        sure = (not is_cocked and confidence >= st.sure_confidence and d.score >= st.sure_detection
-                and j not in overlapping)
+        seen_sure = confidence >= st.sure_confidence and d.score >= st.sure_detection
+        read_sure = confidence >= st.rescue_confidence and d.score >= st.rescue_detection
+        sure = not is_cocked and (seen_sure or read_sure) and j not in overlapping
         corners = tuple((float(x), float(y)) for x, y in d.corners())
         dice.append(DieReading(
             face=name, confidence=round(confidence, 4), box=tuple(float(v) for v in d.box),

@@ -63,6 +63,19 @@ def test_unsure_die_is_named_by_position():
     assert "the die at the top" in r.message and not r.dice[1].sure
 
 
+def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confidence():
+    weak = [Detection(100, 100, 50, 50, 0.0, 0.9), Detection(400, 100, 50, 50, 0.0, 0.35)]
+    strict = ReaderSettings(sure_detection=0.5, doubt_detection=0.2, sure_confidence=0.8)
+    rescue = ReaderSettings(sure_detection=0.5, doubt_detection=0.2, sure_confidence=0.8,
+                            rescue_detection=0.3, rescue_confidence=0.995)
+    very_sure, fairly_sure = probs_for("4", "2", share=0.999), probs_for("4", "2", share=0.97)
+    assert interpret(weak, very_sure, (480, 1000), "pip", strict).verdict == "unsure"  # off by default
+    assert interpret(weak, very_sure, (480, 1000), "pip", rescue).verdict == "clear"
+    assert interpret(weak, fairly_sure, (480, 1000), "pip", rescue).unsure_dice == (1,)
+    weaker = [weak[0], Detection(400, 100, 50, 50, 0.0, 0.25)]  # below the rescue's detection floor
+    assert interpret(weaker, very_sure, (480, 1000), "pip", rescue).unsure_dice == (1,)
+
+
 def test_cocked_die_gets_cocked_verdict():
     r = interpret(dets(2), probs_for("3", "cocked"), (480, 1000), "pip", ReaderSettings())
     assert r.verdict == "cocked" and 1 in r.unsure_dice and r.dice[1].cocked
