@@ -70,7 +70,8 @@ def run(args) -> int:
         if args.corrections:
             print(f"  labels corrected  {len(applied)} {'die' if len(applied) == 1 else 'dice'} (from {args.corrections})")
         for c in stale:
-            print(f"  note: correction for {c.image} die {c.die} not applied (its label no longer says {c.labelled})")
+            why = "a die is labelled there now" if c.die == 0 else f"its label no longer says {c.labelled}"
+            print(f"  note: correction for {c.image} {'missing die' if c.die == 0 else f'die {c.die}'} not applied ({why})")
         print(f"  die accuracy      {metrics['die_accuracy']:.2%}")
         print(f"  image accuracy    {metrics['image_accuracy']:.2%}")
         print(f"  detection recall  {metrics['recall']:.2%}   precision {metrics['precision']:.2%}")

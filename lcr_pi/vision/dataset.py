@@ -151,14 +151,16 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 class LabelCorrection:
     """One die whose label is wrong, checked by eye: in ``folder`` (a path suffix such as
     ``nell-byler-d6/test``), ``image``'s die number ``die`` (from 1, in label order) is labelled
-    ``labelled`` but shows ``face``; ``why`` says what the photo shows."""
+    ``labelled`` but shows ``face``; ``why`` says what the photo shows. A die the labels leave out
+    has ``die`` 0, ``labelled`` None and its ``box`` (of the kind the folder's labels use)."""
 
     folder: str
     image: str
     die: int
-    labelled: str
+    labelled: str | None
     face: str
     why: str
+    box: Box | None = None
 
 
 def load_corrections(path: str | os.PathLike) -> list[LabelCorrection]:
@@ -186,12 +188,17 @@ def load_corrections(path: str | os.PathLike) -> list[LabelCorrection]:
         where = f"{path} entry {n}"
         if not isinstance(entry, dict):
             raise UserError(f"{where}: expected an object")
-        for key in ("folder", "image", "labelled", "face", "why"):
+        missing = entry.get("missing") is True
+        for key in ("folder", "image", "face", "why") + (() if missing else ("labelled",)):
             if not isinstance(entry.get(key), str) or not entry[key]:
                 raise UserError(f"{where}: missing '{key}' (text)")
-        for key in ("labelled", "face"):
+        for key in ("face",) + (() if missing else ("labelled",)):
             if entry[key] not in FACE_NAMES:
                 raise UserError(f"{where}: '{key}' is not a face name: {entry[key]!r}")
+        if missing:
+            box = _parse_boxes([entry.get("box")], "box", 1, where)[0]
+            out.append(LabelCorrection(entry["folder"], entry["image"], 0, None, entry["face"], entry["why"], box))
+            continue
         die = entry.get("die")
         if not isinstance(die, int) or isinstance(die, bool) or die < 1:
             raise UserError(f"{where}: 'die' must be a die number from 1, got {die!r}")
@@ -199,12 +206,18 @@ def load_corrections(path: str | os.PathLike) -> list[LabelCorrection]:
     return out
 
 
+def _labelled_at(item: LabelledImage, box: Box) -> bool:
+    """Whether a labelled die of ``item`` has its box centre inside ``box``."""
+    return any(box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3] for b in item.boxes or ())
+
+
 def apply_corrections(items: list[LabelledImage], corrections: list[LabelCorrection], folder: str | os.PathLike):
     """Return ``(items with the corrections for this folder applied, applied, stale)``.
 
     A correction applies when ``folder`` ends with its ``folder`` and its image's die still carries
-    the wrong label; one whose label no longer says ``labelled`` (fixed upstream, or another file)
-    is returned as stale and changes nothing.
+    the wrong label (or, for a missing die, no labelled die has its centre in the box); one whose
+    label no longer says ``labelled`` (fixed upstream, or another file) is returned as stale and
+    changes nothing.
 
     >>> item = LabelledImage(Path("d/test/images/a.jpg"), ("5", "2"), None, None, 1)
     >>> fix = LabelCorrection("d/test", "images/a.jpg", 1, "5", "6", "six pips")
@@ -220,7 +233,11 @@ def apply_corrections(items: list[LabelledImage], corrections: list[LabelCorrect
     for c in mine:
         for k, item in enumerate(out):
             if item.image_path.as_posix().endswith("/" + c.image) or item.image_path.as_posix() == c.image:
-                if c.die <= len(item.faces) and item.faces[c.die - 1] == c.labelled:
+                if c.die == 0 and not _labelled_at(item, c.box):
+                    out[k] = replace(item, faces=item.faces + (c.face,),
+                                     boxes=None if item.boxes is None else item.boxes + (c.box,))
+                    applied.append(c)
+                elif c.die and c.die <= len(item.faces) and item.faces[c.die - 1] == c.labelled:
                     faces = list(item.faces)
                     faces[c.die - 1] = c.face
                     out[k] = replace(item, faces=tuple(faces))

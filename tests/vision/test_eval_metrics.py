@@ -153,6 +153,14 @@ def test_label_corrections_fix_the_named_die_only(tmp_path):
     ]))
     items, applied, stale = apply_corrections(load_roll_folder(folder), load_corrections(fixes), folder)
     assert [i.faces for i in items] == [("6", "2"), ("4",)]
+    # A die the labels leave out is added with its box, once: not where a labelled die already is.
+    fixes.write_text(json.dumps([
+        {"folder": "set/test", "image": "images/1.png", "missing": True, "face": "3", "box": B2, "why": "second die"},
+        {"folder": "set/test", "image": "images/1.png", "missing": True, "face": "5", "box": B1, "why": "already there"},
+    ]))
+    added, done, old = apply_corrections(load_roll_folder(folder), load_corrections(fixes), folder)
+    assert added[1].faces == ("4", "3") and added[1].boxes[1] == tuple(B2)
+    assert [c.why for c in done] == ["second die"] and [c.why for c in old] == ["already there"]
     assert [c.why for c in applied] == ["six pips"] and [c.why for c in stale] == ["stale"]
     # The reader that read a 6 is right once the label is: no silent error.
     answers = [reading([die("6", B1), die("2", B2)]), reading([die("4", B1)])]
@@ -165,6 +173,7 @@ def test_label_corrections_fix_the_named_die_only(tmp_path):
     ('{"a": 1}', "must be a JSON list"),
     ('[{"folder": "a", "image": "b", "die": 1, "labelled": "5", "face": "7", "why": "w"}]', "entry 1: 'face' is not a face name"),
     ('[{"folder": "a", "image": "b", "die": 1, "labelled": "5", "face": "6"}]', "entry 1: missing 'why'"),
+    ('[{"folder": "a", "image": "b", "missing": true, "face": "6", "why": "w"}]', "entry 1: 'box' box 1 must be four numbers"),
 ])
 def test_bad_corrections_file_is_named_via_cli(tmp_path, capsys, content, message):
     folder = make_folder(tmp_path / "f", [{"faces": ["5"], "boxes": [B1]}])
@@ -183,3 +192,4 @@ def test_shipped_corrections_file_is_valid():
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "label_corrections.json"
     fixes = load_corrections(path)
     assert fixes and all(c.folder.endswith("/test") and c.labelled != c.face for c in fixes)
+    assert all((c.die == 0) == (c.labelled is None) == (c.box is not None) for c in fixes)
