@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+from lcr_pi.vision.reader import describe_position
 
 FORMAT_VERSION = 1
 DEFAULT_PATH = Path("calibration") / "table.json"
@@ -367,6 +368,34 @@ CHANGE_MAX_SHIFT = 24.0  # an overall change of more grey levels than this (or a
 CHANGE_MAX_SHARE = 0.5  # changes over more of the tray than this (a hand, the light): read it all
 
 
+def _change_mask(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float):
+    """``(mask, f)``: the pixels that changed since the empty tray, at scale ``f``; None when the
+    comparison is no guide (see :func:`changed_region`)."""
+    h, w = tray_now.shape[:2]
+    if tray_empty.shape[:2] != (h, w) or not die_px or die_px <= 0:
+        return None
+    f = min(1.0, max(CHANGE_WORK_DIE / die_px, 160.0 / max(h, w)))
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    small_now = cv2.resize(tray_now, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    small_empty = cv2.resize(tray_empty, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    diff = small_now - small_empty
+    shift = np.median(diff.reshape(-1, diff.shape[-1] if diff.ndim == 3 else 1), axis=0)
+    if float(np.abs(shift).max()) > CHANGE_MAX_SHIFT:
+        return None  # the light changed a lot, or something covers most of the tray: no guide
+    change = np.abs(diff - shift.astype(np.int16))
+    if change.ndim == 3:
+        change = change.max(axis=2)
+    typical = float(np.median(change))
+    # No clean-up of specks: a die's body may differ little from the tray (green on green felt),
+    # so only its pips and edges stand out, a few small pixels; a speck of noise kept only widens
+    # the region read (time), where a die dropped would be a die not read.
+    mask = (change > max(CHANGE_MIN_LEVEL, CHANGE_NOISE_FACTOR * typical)).astype(np.uint8)
+    count = int(mask.sum())
+    if count == 0 or count > CHANGE_MAX_SHARE * mask.size:
+        return None
+    return mask, f
+
+
 def changed_region(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float) -> Box | None:
     """The box (tray-crop pixels) around everything that differs from the empty tray, grown by
     :data:`CHANGE_MARGIN` dice on every side; ``None`` when the whole tray should be read instead.
@@ -390,31 +419,49 @@ def changed_region(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float) 
     True
     """
     h, w = tray_now.shape[:2]
-    if tray_empty.shape[:2] != (h, w) or not die_px or die_px <= 0:
+    found = _change_mask(tray_now, tray_empty, die_px)
+    if found is None:
         return None
-    f = min(1.0, max(CHANGE_WORK_DIE / die_px, 160.0 / max(h, w)))
-    size = (max(1, round(w * f)), max(1, round(h * f)))
-    small_now = cv2.resize(tray_now, size, interpolation=cv2.INTER_AREA).astype(np.int16)
-    small_empty = cv2.resize(tray_empty, size, interpolation=cv2.INTER_AREA).astype(np.int16)
-    diff = small_now - small_empty
-    shift = np.median(diff.reshape(-1, diff.shape[-1] if diff.ndim == 3 else 1), axis=0)
-    if float(np.abs(shift).max()) > CHANGE_MAX_SHIFT:
-        return None  # the light changed a lot, or something covers most of the tray: no guide
-    change = np.abs(diff - shift.astype(np.int16))
-    if change.ndim == 3:
-        change = change.max(axis=2)
-    typical = float(np.median(change))
-    # No clean-up of specks: a die's body may differ little from the tray (green on green felt),
-    # so only its pips and edges stand out, a few small pixels; a speck of noise kept only widens
-    # the region read (time), where a die dropped would be a die not read.
-    mask = (change > max(CHANGE_MIN_LEVEL, CHANGE_NOISE_FACTOR * typical)).astype(np.uint8)
-    count = int(mask.sum())
-    if count == 0 or count > CHANGE_MAX_SHARE * mask.size:
-        return None
+    mask, f = found
     x, y, bw, bh = cv2.boundingRect(mask)
     if bw * bh > CHANGE_MAX_SHARE * mask.size:
         return None
     return grow_box((x / f, y / f, (x + bw) / f, (y + bh) / f), CHANGE_MARGIN * die_px, w, h)
+
+
+def unread_changes(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float, read_boxes) -> list[Box]:
+    """Die-sized places (tray-crop boxes) where the tray changed since it was empty but no read die
+    (``read_boxes``, tray-crop pixels, sure or not) lies: a die the reader missed, or something
+    else on the tray. Changes less than half a die across are ignored (a pip's worth of noise), and
+    a change touching a read die is that die (its shadow, its sides).
+
+    >>> empty = np.full((200, 300, 3), 90, np.uint8)
+    >>> now = empty.copy(); now[100:120, 40:60] = 230; now[30:50, 200:220] = 20
+    >>> unread_changes(now, empty, 20.0, [(40, 100, 60, 120)])      # the dark die was not read
+    [(199, 30, 221, 51)]
+    >>> unread_changes(now, empty, 20.0, [(38, 98, 62, 122), (199, 31, 221, 49)])
+    []
+    """
+    found = _change_mask(tray_now, tray_empty, die_px)
+    if found is None:
+        return []
+    mask, f = found
+    reach = max(1, int(round(die_px * f / 4)))  # pips and edges of one die join into one place
+    joined = cv2.dilate(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(joined)
+    near = 0.5 * die_px
+    grown = [(b[0] - near, b[1] - near, b[2] + near, b[3] + near) for b in read_boxes]
+    missed = []
+    for i in range(1, n):
+        x, y, bw, bh = stats[i, :4]
+        # Back to tray pixels, without the joining reach.
+        box = ((x + reach) / f, (y + reach) / f, (x + bw - reach) / f, (y + bh - reach) / f)
+        if max(box[2] - box[0], box[3] - box[1]) < 0.5 * die_px:
+            continue
+        if any(g[0] < box[2] and box[0] < g[2] and g[1] < box[3] and box[1] < g[3] for g in grown):
+            continue
+        missed.append(tuple(int(round(v)) for v in box))
+    return missed
 
 
 class CalibratedReader:
@@ -472,7 +519,19 @@ class CalibratedReader:
             px0, py0, px1, py1 = part
             crop = np.ascontiguousarray(tray[py0:py1, px0:px1])
             reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
-            return to_frame(reading, (x0 + px0, y0 + py0, x0 + px1, y0 + py1), described_on=cal.tray)
+            reading = to_frame(reading, (x0 + px0, y0 + py0, x0 + px1, y0 + py1), described_on=cal.tray)
+            if empty is not None and reading.verdict == "clear":
+                boxes = [(d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0) for d in reading.dice]
+                missed = unread_changes(tray, empty, cal.die_px, boxes)
+                if missed:
+                    # The tray changed where no die was read: a die the reader missed (or something
+                    # else on the tray). Announcing the dice read would be announcing a wrong roll.
+                    places = [describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0) for b in missed]
+                    where = places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]
+                    reading = replace(reading, verdict="unsure",
+                                      message=f"Something on the tray at the {where} was not read as a die; "
+                                              "please check or re-roll.")
+            return reading
         if tuple(cal.tray) == (0, 0, w, h):
             return self.reader.read(frame, dice_kind=dice_kind)
         reading = self.reader.read(tray_canvas(frame, cal.tray), dice_kind=dice_kind)

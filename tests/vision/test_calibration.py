@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -137,6 +138,33 @@ def test_with_an_empty_tray_reference_only_the_changed_part_is_read_and_dice_are
     assert inner.seen[0].shape[0] < 960 and inner.seen[0].shape[1] < 1280
     CalibratedReader(inner, cal, empty).read(empty)
     assert inner.seen[1].shape[:2] == (480, 640)
+
+
+class ClearReader(RecordingReader):
+    """Reads the given dice, sure of them: a clear verdict."""
+
+    def read(self, frame, **kw):
+        reading = super().read(frame, **kw)
+        return Reading(tuple(replace(d, sure=True) for d in reading.dice), "clear", (), "Read.")
+
+
+def test_a_change_where_no_die_was_read_makes_a_clear_reading_unsure():
+    empty = np.full((480, 640, 3), 90, np.uint8)
+    frame = empty.copy()
+    frame[200:230, 100:130] = 230  # a die the reader reads
+    frame[300:330, 500:530] = 20  # and one it misses
+    cal = Calibration((640, 480), (0, 0, 640, 480), die_px=30.0)
+    part = changed_region(frame, empty, 30.0)
+    inner = ClearReader([(115 - part[0], 215 - part[1], 30)])
+    reading = CalibratedReader(inner, cal, empty).read(frame)
+    assert reading.verdict == "unsure" and reading.faces == ("4",)
+    assert reading.message == "Something on the tray at the right was not read as a die; please check or re-roll."
+    # Both read: clear, as the reader said.
+    inner = ClearReader([(115 - part[0], 215 - part[1], 30), (515 - part[0], 315 - part[1], 30)])
+    assert CalibratedReader(inner, cal, empty).read(frame).verdict == "clear"
+    # Without the reference there is nothing to compare with: the reader's word stands.
+    inner = ClearReader([(115, 215, 30)])
+    assert CalibratedReader(inner, cal).read(frame).verdict == "clear"
 
 
 def test_changed_region_reads_everything_when_the_change_is_everywhere_or_nowhere():
