@@ -19,18 +19,19 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 CORRECTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "label_corrections.json"
 
 # set -> (minimum die accuracy, maximum silent error rate), scored with the label corrections.
-# Measured 2026-11-29 with the shipped models (second round): nell-byler 89.0% die accuracy, 0
-# silent images of 50 (4.0% before the two corrected labels: both were dice the reader read right);
-# matteop65 98.8%, 0 of 86 (1.2% before its one correction). The floors allow about 2 points of
-# accuracy and one silent image.
+# Measured 2026-11-29 with the shipped models (third round: wider classifier, detector trained
+# further, thresholds calibrated to at most 0.5% silent errors): nell-byler 93.2% die accuracy,
+# 1 silent image of 50 (a screw hole in the tray's bar read as a 1); matteop65 98.4%, 0 of 86.
+# The floors allow about 2 points of accuracy and one more silent image.
 FLOORS = {
-    "nell-byler-d6/test": (0.87, 0.02),
+    "nell-byler-d6/test": (0.91, 0.04),
     "matteop65-d6/test": (0.965, 0.012),
 }
 
 # Rendered LCR scenes from the renderer's holdout pool (fonts, colours and trays never trained on):
-# 40 scenes of seed 77 at 1280x960, measured 91.6% die accuracy, 1 silent image of 40.
-LCR_HOLDOUT_FLOOR = (0.89, 0.05)
+# 40 scenes of seed 77 at 1280x960, measured 71.1% die accuracy (42.5% of the frames unsure), no
+# silent image of 40.
+LCR_HOLDOUT_FLOOR = (0.69, 0.025)
 
 
 @pytest.fixture(scope="module")
