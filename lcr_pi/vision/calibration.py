@@ -368,16 +368,37 @@ CHANGE_MAX_SHIFT = 24.0  # an overall change of more grey levels than this (or a
 CHANGE_MAX_SHARE = 0.5  # changes over more of the tray than this (a hand, the light): read it all
 
 
+def _change_scale(shape, die_px: float) -> tuple[float, tuple[int, int]]:
+    """The scale at which trays are compared (a die at least CHANGE_WORK_DIE px) and that size."""
+    h, w = shape[:2]
+    f = min(1.0, max(CHANGE_WORK_DIE / die_px, 160.0 / max(h, w)))
+    return f, (max(1, round(w * f)), max(1, round(h * f)))
+
+
+def small_tray(tray: np.ndarray, die_px: float) -> np.ndarray:
+    """The tray crop at the comparison scale (area-averaged; halvings first, as the detector does)."""
+    from lcr_pi.vision.detect import shrink
+
+    _, (sw, sh) = _change_scale(tray.shape, die_px)
+    return shrink(tray, sw, sh)
+
+
 def _change_mask(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float):
     """``(mask, f)``: the pixels that changed since the empty tray, at scale ``f``; None when the
-    comparison is no guide (see :func:`changed_region`)."""
-    h, w = tray_now.shape[:2]
-    if tray_empty.shape[:2] != (h, w) or not die_px or die_px <= 0:
+    comparison is no guide (see :func:`changed_region`). ``tray_empty`` may be given already at the
+    comparison scale (:func:`small_tray`), as the calibrated reader keeps it."""
+    if not die_px or die_px <= 0:
         return None
-    f = min(1.0, max(CHANGE_WORK_DIE / die_px, 160.0 / max(h, w)))
-    size = (max(1, round(w * f)), max(1, round(h * f)))
-    small_now = cv2.resize(tray_now, size, interpolation=cv2.INTER_AREA).astype(np.int16)
-    small_empty = cv2.resize(tray_empty, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    f, size = _change_scale(tray_now.shape, die_px)
+    if tray_empty.shape[:2] == (size[1], size[0]):
+        small_empty = tray_empty.astype(np.int16)
+    elif tray_empty.shape[:2] == tray_now.shape[:2]:
+        small_empty = small_tray(tray_empty, die_px).astype(np.int16)
+    else:
+        return None
+    small_now = small_tray(tray_now, die_px).astype(np.int16)
+    if small_now.shape != small_empty.shape:
+        return None
     diff = small_now - small_empty
     shift = np.median(diff.reshape(-1, diff.shape[-1] if diff.ndim == 3 else 1), axis=0)
     if float(np.abs(shift).max()) > CHANGE_MAX_SHIFT:
@@ -418,10 +439,13 @@ def changed_region(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float) 
     >>> changed_region(np.full((200, 300, 3), 200, np.uint8), empty, 20.0) is None  # light changed
     True
     """
-    h, w = tray_now.shape[:2]
-    found = _change_mask(tray_now, tray_empty, die_px)
+    return _region_of(_change_mask(tray_now, tray_empty, die_px), die_px, tray_now.shape)
+
+
+def _region_of(found, die_px: float, shape) -> Box | None:
     if found is None:
         return None
+    h, w = shape[:2]
     mask, f = found
     x, y, bw, bh = cv2.boundingRect(mask)
     if bw * bh > CHANGE_MAX_SHARE * mask.size:
@@ -442,7 +466,10 @@ def unread_changes(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float, 
     >>> unread_changes(now, empty, 20.0, [(38, 98, 62, 122), (199, 31, 221, 49)])
     []
     """
-    found = _change_mask(tray_now, tray_empty, die_px)
+    return _unread_of(_change_mask(tray_now, tray_empty, die_px), die_px, read_boxes)
+
+
+def _unread_of(found, die_px: float, read_boxes) -> list[Box]:
     if found is None:
         return []
     mask, f = found
@@ -497,7 +524,8 @@ class CalibratedReader:
                 if ref.shape[:2] != (h, w):
                     ref = cv2.resize(ref, (w, h), interpolation=cv2.INTER_AREA)
                 x0, y0, x1, y1 = cal.tray
-                self._empty_trays[(w, h)] = np.ascontiguousarray(ref[y0:y1, x0:x1])
+                # Kept at the comparison scale: shrinking a full-resolution tray costs milliseconds.
+                self._empty_trays[(w, h)] = small_tray(np.ascontiguousarray(ref[y0:y1, x0:x1]), cal.die_px)
         return self._empty_trays[(w, h)]
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None):
@@ -514,15 +542,15 @@ class CalibratedReader:
             tray = frame[y0:y1, x0:x1]
             part = (0, 0, x1 - x0, y1 - y0)
             empty = self._empty_tray(cal, w, h) if frame.ndim == 3 and frame.dtype == np.uint8 else None
-            if empty is not None:
-                part = changed_region(tray, empty, cal.die_px) or part
+            change = _change_mask(tray, empty, cal.die_px) if empty is not None else None
+            part = _region_of(change, cal.die_px, tray.shape) or part
             px0, py0, px1, py1 = part
             crop = np.ascontiguousarray(tray[py0:py1, px0:px1])
             reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
             reading = to_frame(reading, (x0 + px0, y0 + py0, x0 + px1, y0 + py1), described_on=cal.tray)
-            if empty is not None and reading.verdict == "clear":
+            if change is not None and reading.verdict == "clear":
                 boxes = [(d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0) for d in reading.dice]
-                missed = unread_changes(tray, empty, cal.die_px, boxes)
+                missed = _unread_of(change, cal.die_px, boxes)
                 if missed:
                     # The tray changed where no die was read: a die the reader missed (or something
                     # else on the tray). Announcing the dice read would be announcing a wrong roll.
