@@ -659,8 +659,7 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
     from dataclasses import asdict, replace
     from types import SimpleNamespace
 
-    from lcr_pi.vision.evaluate import score_image, summarize
-    from lcr_pi.vision.reader import DiceReader, ReaderSettings, interpret
+    from lcr_pi.vision.reader import DiceReader, ReaderSettings
 
     reader = DiceReader(models, settings=ReaderSettings(tta_rotations=TTA_ROTATIONS))
     base = reader.settings
@@ -670,8 +669,8 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
             continue
         dets = reader.find_dice(s.image, doubt=min(DOUBT_GRID)) or []  # as the reader looks (incl. a second look)
         crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-        # One view, and four turns where the single view is below tta_below: the reader uses the
-        # turns only for sure detections, which depends on the threshold tried below.
+        # One view, and the turned looks where the single view is below tta_below: the reader turns
+        # only detections that could be sure, which depends on the thresholds tried below.
         probs = (classify_crops(reader._classifier, crops, 1), classify_crops(reader._classifier, crops, base.tta_rotations, base.tta_below))
         if s.source == "synthetic":
             boxes = tuple((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for (cx, cy), (w, h) in zip(s.centres, s.sizes))
@@ -702,67 +701,32 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
     table = []
     for doubt, det_t, t, overlap in [(a, b, c, o) for a in DOUBT_GRID for b in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)
                                      for c in grid for o in OVERLAP_GRID if b >= a]:
-        if True:
-            st = replace(base, sure_confidence=t, sure_detection=det_t, doubt_detection=doubt, max_face_overlap=overlap)
-            per_group = {}
-            for group in groups:
-                scores, cocked_verdicts = [], []
-                for all_dets, all_probs, shape, label, kind, g in cached:
-                    if g != group:
-                        continue
-                    keep = [i for i, d in enumerate(all_dets) if d.score >= doubt]
-                    sure = np.array([d.score >= det_t for d in all_dets], bool)[keep]
-                    dets = [all_dets[i] for i in keep]
-                    probs = np.where(sure[:, None], all_probs[1][keep], all_probs[0][keep])
-                    if not dets:
-                        scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
-                        continue
-                    reading = interpret(dets, probs, shape, kind, st)
-                    if "cocked" in label.faces:  # judged apart: the right answer is a "cocked" verdict
-                        cocked_verdicts.append(reading.verdict)
-                        continue
-                    scores.append(score_image(label, reading))
-                m = summarize(scores, [])
-                m["cocked_scenes"] = len(cocked_verdicts)
-                m["cocked_read_clear"] = sum(v == "clear" for v in cocked_verdicts)
-                per_group[group] = m
-            table.append(((doubt, det_t, t, overlap), per_group))
-            print(f"  doubt {doubt:.2f} detection {det_t:.2f} confidence {t:.4f} overlap {overlap:.2f}: " + "; ".join(
-                f"{g} die acc {m['die_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f}"
-                + (f" cocked scenes read clear {m['cocked_read_clear']}/{m['cocked_scenes']}" if m["cocked_scenes"] else "")
-                for g, m in per_group.items()), flush=True)
-    # Each group (real photos, rendered scenes) must keep silent errors within max_silent; among
-    # those pairs, the fewest unsure frames (mean over groups), then the best die accuracy.
-    ok = [(np.mean([m["unsure_rate"] for m in pg.values()]), -np.mean([m["die_accuracy"] for m in pg.values()]), key)
-          for key, pg in table if all(m["silent_error_rate"] <= max_silent for m in pg.values())]
-    if ok:
-        doubt, det_t, chosen, overlap = min(ok)[2]
-    else:  # nothing safe enough: the fewest silent errors, and say so
-        doubt, det_t, chosen, overlap = min((max(m["silent_error_rate"] for m in pg.values()), key) for key, pg in table)[1]
+        st = replace(base, sure_confidence=t, sure_detection=det_t, doubt_detection=doubt, max_face_overlap=overlap)
+        per_group = _metrics_at(cached, groups, st)
+        table.append(((doubt, det_t, t, overlap), per_group))
+        print(f"  doubt {doubt:.2f} detection {det_t:.2f} confidence {t:.4f} overlap {overlap:.2f}: "
+              + _describe(per_group), flush=True)
+    chosen_key = _safest(table, max_silent)
+    if chosen_key is None:  # nothing safe enough: the fewest silent errors, and say so
+        chosen_key = min((max(m["silent_error_rate"] for m in pg.values()), key) for key, pg in table)[1]
         print(f"WARNING: no threshold keeps silent errors <= {max_silent:.1%} in every group")
+    doubt, det_t, chosen, overlap = chosen_key
     settings = replace(base, sure_confidence=chosen, sure_detection=det_t, doubt_detection=doubt, max_face_overlap=overlap)
     print(f"chose doubt_detection {doubt} sure_detection {det_t} sure_confidence {chosen} max_face_overlap {overlap}")
-    for key, pg in table:
-        if key == (doubt, det_t, chosen, overlap):
-            print("at the chosen thresholds:", json.dumps(pg))
+    print("at the chosen thresholds:", json.dumps(dict(table)[chosen_key]))
     # Second step, the others fixed: may a weaker peak be sure when the classifier is very sure
-    # of its face? Same rule (silent errors within max_silent in every group, then the fewest
-    # unsure frames); kept only if it makes fewer frames unsure than without it.
-    # And may two dice whose outlines overlap (a side face read as a die beside its top face) both
-    # be called unsure? Tried together, with the same rule.
+    # of its face? And may two dice whose outlines overlap (a side face read as a die beside its
+    # top face) both be called unsure? Tried together, by the same rule; "off" is among the choices.
     rescue_grid = [(1.0, 1.0)] + [(r, c) for r in RESCUE_DETECTION_GRID if r < det_t for c in RESCUE_CONFIDENCE_GRID]
     rescue_table = []
     for (r, c), overlap in [(rc, o) for rc in rescue_grid for o in OVERLAP_GRID]:
-        st = replace(settings, rescue_detection=r, rescue_confidence=c, max_face_overlap=overlap)
-        per_group = {g: summarize(_scores_at(cached, g, st), []) for g in groups}
+        per_group = _metrics_at(cached, groups, replace(settings, rescue_detection=r, rescue_confidence=c,
+                                                        max_face_overlap=overlap))
         rescue_table.append(((r, c, overlap), per_group))
-        print(f"  rescue detection {r:.2f} confidence {c:.4f} overlap {overlap:.2f}: " + "; ".join(
-            f"{g} die acc {m['die_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f}"
-            for g, m in per_group.items()), flush=True)
-    ok = [(np.mean([m["unsure_rate"] for m in pg.values()]), -np.mean([m["die_accuracy"] for m in pg.values()]), key)
-          for key, pg in rescue_table if all(m["silent_error_rate"] <= max_silent for m in pg.values())]
-    if ok:
-        r, c, overlap = min(ok)[2]
+        print(f"  rescue detection {r:.2f} confidence {c:.4f} overlap {overlap:.2f}: " + _describe(per_group), flush=True)
+    rescue_key = _safest(rescue_table, max_silent)
+    if rescue_key is not None:
+        r, c, overlap = rescue_key
         settings = replace(settings, rescue_detection=r, rescue_confidence=c, max_face_overlap=overlap)
         print(f"chose rescue_detection {r} rescue_confidence {c}" + (" (off)" if (r, c) == (1.0, 1.0) else "")
               + f", max_face_overlap {overlap}" + (" (off)" if overlap >= 1.0 else ""))
@@ -770,27 +734,57 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
     return asdict(settings)
 
 
-def _scores_at(cached, group: str, st) -> list:
-    """Score the cached held-out frames of ``group`` at the reader settings ``st`` (cocked scenes,
-    judged apart, left out)."""
+def _metrics_at(cached, groups, st) -> dict:
+    """Folder metrics per group of the cached held-out frames, read at the reader settings ``st``.
+
+    Frames with a cocked die are judged apart (the right answer is a "cocked" verdict): they are
+    counted as ``cocked_scenes`` and ``cocked_read_clear``, not scored. A detection gets the
+    classifier's turned look (``probs[1]``) when it could be sure, as in the reader.
+    """
     from types import SimpleNamespace
 
-    from lcr_pi.vision.evaluate import score_image
+    from lcr_pi.vision.evaluate import score_image, summarize
     from lcr_pi.vision.reader import interpret
 
-    scores = []
     looked_at = min(st.sure_detection, st.rescue_detection)
-    for all_dets, all_probs, shape, label, kind, g in cached:
-        if g != group or "cocked" in label.faces:
-            continue
-        keep = [i for i, d in enumerate(all_dets) if d.score >= st.doubt_detection]
-        if not keep:
-            scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
-            continue
-        turned = np.array([all_dets[i].score >= looked_at for i in keep], bool)
-        probs = np.where(turned[:, None], all_probs[1][keep], all_probs[0][keep])
-        scores.append(score_image(label, interpret([all_dets[i] for i in keep], probs, shape, kind, st)))
-    return scores
+    per_group = {}
+    for group in groups:
+        scores, cocked_verdicts = [], []
+        for all_dets, all_probs, shape, label, kind, g in cached:
+            if g != group:
+                continue
+            keep = [i for i, d in enumerate(all_dets) if d.score >= st.doubt_detection]
+            if not keep:
+                scores.append(score_image(label, SimpleNamespace(dice=(), verdict="no_dice", unsure_dice=())))
+                continue
+            turned = np.array([all_dets[i].score >= looked_at for i in keep], bool)
+            probs = np.where(turned[:, None], all_probs[1][keep], all_probs[0][keep])
+            reading = interpret([all_dets[i] for i in keep], probs, shape, kind, st)
+            if "cocked" in label.faces:
+                cocked_verdicts.append(reading.verdict)
+                continue
+            scores.append(score_image(label, reading))
+        m = summarize(scores, [])
+        m["cocked_scenes"] = len(cocked_verdicts)
+        m["cocked_read_clear"] = sum(v == "clear" for v in cocked_verdicts)
+        per_group[group] = m
+    return per_group
+
+
+def _safest(table, max_silent: float):
+    """The key of ``table`` ((key, per-group metrics) pairs) whose silent-error rate is at most
+    ``max_silent`` in every group with the fewest unsure frames (mean over the groups), then the
+    best die accuracy; None when no key is safe enough."""
+    ok = [(np.mean([m["unsure_rate"] for m in pg.values()]), -np.mean([m["die_accuracy"] for m in pg.values()]), key)
+          for key, pg in table if all(m["silent_error_rate"] <= max_silent for m in pg.values())]
+    return min(ok)[2] if ok else None
+
+
+def _describe(per_group: dict) -> str:
+    return "; ".join(
+        f"{g} die acc {m['die_accuracy']:.4f} unsure {m['unsure_rate']:.4f} silent {m['silent_error_rate']:.4f}"
+        + (f" cocked scenes read clear {m['cocked_read_clear']}/{m['cocked_scenes']}" if m["cocked_scenes"] else "")
+        for g, m in per_group.items())
 
 
 def main(argv=None) -> int:
