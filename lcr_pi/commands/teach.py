@@ -56,12 +56,12 @@ def single_die_outline(dice):
     """
     import numpy as np
 
-    from lcr_pi.vision.teach import die_corners
+    from lcr_pi.vision.teach import die_corners, mean_side
 
     if not dice:
         return None
     quads = [np.asarray(die_corners(d), np.float64) for d in dice]
-    sides = [float(np.mean(np.linalg.norm(q - np.roll(q, 1, 0), axis=1))) for q in quads]
+    sides = [mean_side(q) for q in quads]
     centres = np.array([q.mean(0) for q in quads])
     span = 1.5 * max(sides)
     if float(np.linalg.norm(centres[:, None] - centres[None], axis=2).max()) > span:

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.reader import describe_position
+from lcr_pi.vision.reader import describe_position, join_places
 
 FORMAT_VERSION = 1
 DEFAULT_PATH = Path("calibration") / "table.json"
@@ -540,10 +540,9 @@ class CalibratedReader:
         if cal.die_px:
             x0, y0, x1, y1 = cal.tray
             tray = frame[y0:y1, x0:x1]
-            part = (0, 0, x1 - x0, y1 - y0)
             empty = self._empty_tray(cal, w, h) if frame.ndim == 3 and frame.dtype == np.uint8 else None
             change = _change_mask(tray, empty, cal.die_px) if empty is not None else None
-            part = _region_of(change, cal.die_px, tray.shape) or part
+            part = _region_of(change, cal.die_px, tray.shape) or (0, 0, x1 - x0, y1 - y0)
             px0, py0, px1, py1 = part
             crop = np.ascontiguousarray(tray[py0:py1, px0:px1])
             reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
@@ -554,8 +553,8 @@ class CalibratedReader:
                 if missed:
                     # The tray changed where no die was read: a die the reader missed (or something
                     # else on the tray). Announcing the dice read would be announcing a wrong roll.
-                    places = [describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0) for b in missed]
-                    where = places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]
+                    where = join_places([describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0)
+                                         for b in missed])
                     reading = replace(reading, verdict="unsure",
                                       message=f"Something on the tray at the {where} was not read as a die; "
                                               "please check or re-roll.")
@@ -595,8 +594,6 @@ def to_frame(reading, box: Box, described_on: Box | None = None):
     Boxes, corners and centres move by the crop's corner; ``where`` is recomputed against the tray,
     and the message's position words with it.
     """
-    from lcr_pi.vision.reader import describe_position
-
     x0, y0, x1, y1 = box
     tx0, ty0, tx1, ty1 = described_on or box
     dice, renamed = [], {}

@@ -75,7 +75,6 @@ class ReaderSettings:
     rescue_detection: float = 1.0
     rescue_confidence: float = 1.0
 
-
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
 
@@ -319,22 +318,35 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     remap = {old: new for new, old in enumerate(order)}
     unsure = sorted(remap[k] for k in unsure)
     cocked = sorted(remap[k] for k in cocked)
-    faces = ", ".join(d.face for d in dice)
     if blurred:
         return Reading(tuple(dice), "obstructed", tuple(range(len(dice))),
                        "The picture is blurred (dice still rolling or the camera moved): waiting for a still picture.",
                        kind, tuple(map(tuple, probs_kept[order])))
+    return Reading(tuple(dice), kind=kind, probabilities=tuple(map(tuple, probs_kept[order])),
+                   **verdict_for(dice, unsure, cocked))
+
+
+def verdict_for(dice, unsure: list[int], cocked: list[int]) -> dict:
+    """``verdict``, ``unsure_dice`` and ``message`` of a reading of ``dice`` (in reading order) with
+    the dice at indices ``unsure`` in doubt and those at ``cocked`` leaning.
+
+    >>> d = DieReading("4", 0.5, (0, 0, 1, 1), (), (0, 0), "top left", False)
+    >>> verdict_for([d, d], [], [])["message"], verdict_for([d, d], [1], [])["verdict"]
+    ('Read 2 dice: 4, 4.', 'unsure')
+    >>> verdict_for([d], [], [0])["message"]
+    'the die at the top left is cocked (not flat): re-roll it.'
+    """
     if cocked:
-        named = _name_dice([dice[k] for k in cocked])
-        return Reading(tuple(dice), "cocked", tuple(sorted(cocked + unsure)),
-                       f"{named} {'is' if len(cocked) == 1 else 'are'} cocked (not flat): re-roll {'it' if len(cocked) == 1 else 'them'}.",
-                       kind, tuple(map(tuple, probs_kept[order])))
+        one = len(cocked) == 1
+        return {"verdict": "cocked", "unsure_dice": tuple(sorted(cocked + unsure)),
+                "message": f"{_name_dice([dice[k] for k in cocked])} {'is' if one else 'are'} cocked (not flat): "
+                           f"re-roll {'it' if one else 'them'}."}
     if unsure:
-        named = _name_dice([dice[k] for k in unsure])
-        return Reading(tuple(dice), "unsure", tuple(unsure),
-                       f"Not sure about {named}; please check or re-roll.", kind, tuple(map(tuple, probs_kept[order])))
-    return Reading(tuple(dice), "clear", (), f"Read {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {faces}.",
-                   kind, tuple(map(tuple, probs_kept[order])))
+        return {"verdict": "unsure", "unsure_dice": tuple(unsure),
+                "message": f"Not sure about {_name_dice([dice[k] for k in unsure])}; please check or re-roll."}
+    n = len(dice)
+    return {"verdict": "clear", "unsure_dice": (),
+            "message": f"Read {n} {'die' if n == 1 else 'dice'}: {', '.join(d.face for d in dice)}."}
 
 
 def overlapping_faces(dets, max_overlap: float) -> set[int]:
@@ -372,10 +384,16 @@ def _name_dice(dice: list[DieReading]) -> str:
     >>> _name_dice([d]), _name_dice([d, d])
     ('the die at the top left', 'the dice at the top left and top left')
     """
-    places = [d.where for d in dice]
-    if len(places) == 1:
-        return f"the die at the {places[0]}"
-    return f"the dice at the {', '.join(places[:-1])} and {places[-1]}"
+    return f"the {'die' if len(dice) == 1 else 'dice'} at the {join_places([d.where for d in dice])}"
+
+
+def join_places(places: list[str]) -> str:
+    """Places in words as one phrase.
+
+    >>> join_places(["right"]), join_places(["top left", "centre", "right"])
+    ('right', 'top left, centre and right')
+    """
+    return places[0] if len(places) == 1 else f"{', '.join(places[:-1])} and {places[-1]}"
 
 
 _DEFAULT_READER: DiceReader | None = None

@@ -72,6 +72,16 @@ COARSE_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
 # Cutting faces out of frames
 
 
+def mean_side(corners) -> float:
+    """The mean length of a quadrilateral's four sides (a face's size from its outline).
+
+    >>> mean_side([[0, 0], [4, 0], [4, 2], [0, 2]])
+    3.0
+    """
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    return float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
+
+
 def _clockwise(c: np.ndarray) -> np.ndarray:
     """Corners in image-clockwise order (a mirrored face would not match its taught views)."""
     u, v = c[1] - c[0], c[3] - c[0]
@@ -102,7 +112,7 @@ def face_context(frame: np.ndarray, corners) -> np.ndarray:
     """
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     H = _context_transform(corners)
-    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+    side = mean_side(corners)
     shrink = FACE_PX / max(side, 1e-6)
     if shrink < 0.8:
         inv = np.linalg.inv(H)
@@ -757,7 +767,7 @@ class TaughtDie:
 
     @property
     def side(self) -> float:
-        return float(np.mean(np.linalg.norm(self.corners - np.roll(self.corners, 1, 0), axis=1)))
+        return mean_side(self.corners)
 
 
 class BodyMap:
@@ -891,7 +901,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
     candidates = []
     for corners in outlines:
         corners = np.asarray(corners, np.float64).reshape(4, 2)
-        side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+        side = mean_side(corners)
         # The reader's outline, and the die measured in the picture where that says the outline is
         # far off (a mark on the face, or a die and its neighbour, from a detector that never saw
         # this design); the best match wins below.
@@ -921,11 +931,11 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             familiar = False  # the shapes match, the colour does not: a die of another set (a white pip die)
         if familiar:
             die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
-            start = float(np.mean(np.linalg.norm(square - np.roll(square, 1, 0), axis=1)))
+            start = mean_side(square)
             # a match much smaller than the die it was looked for on, or than a die the reader
             # outlined around it, is a mark on a face (or a plain corner), not a face
             inside = [q for q in outlines if _inside(die.centre, q)]
-            if (die.side >= 0.6 * start and all(die.side >= 0.5 * _side(q) for q in inside)
+            if (die.side >= 0.6 * start and all(die.side >= 0.5 * mean_side(q) for q in inside)
                     and (body is None or body.top_face(die.centre, die.side))):
                 found.append(die)
     dice = _one_per_die(found)
@@ -1000,8 +1010,7 @@ def view_outline(frame: np.ndarray, corners) -> np.ndarray:
 
 
 def _far_off(given: np.ndarray, measured: np.ndarray) -> bool:
-    side = lambda q: float(np.mean(np.linalg.norm(q - np.roll(q, 1, 0), axis=1)))
-    g, m = side(given), side(measured)
+    g, m = mean_side(given), mean_side(measured)
     return not 0.5 < g / m < 2.0 or float(np.linalg.norm(given.mean(0) - measured.mean(0))) > 0.4 * m
 
 
@@ -1059,7 +1068,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     blurred stays "obstructed" unless the taught dice in it are sharp.
     """
     from lcr_pi.vision.classify import crop_die, sharpness
-    from lcr_pi.vision.reader import DieReading, describe_position
+    from lcr_pi.vision.reader import DieReading, describe_position, verdict_for
 
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
@@ -1111,28 +1120,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     dice.sort(key=lambda d: (d.centre[1] // max(1.0, height / 6), d.centre[0]))
     unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
     cocked = [i for i, d in enumerate(dice) if d.cocked]
-    return replace(reading, dice=tuple(dice), kind=taught.kind, probabilities=(), **_verdict(dice, unsure, cocked))
-
-
-def _places(dice) -> str:
-    where = [d.where for d in dice]
-    if len(where) == 1:
-        return f"the die at the {where[0]}"
-    return f"the dice at the {', '.join(where[:-1])} and {where[-1]}"
-
-
-def _verdict(dice, unsure: list[int], cocked: list[int]) -> dict:
-    if cocked:
-        one = len(cocked) == 1
-        return {"verdict": "cocked", "unsure_dice": tuple(sorted(cocked + unsure)),
-                "message": f"{_places([dice[k] for k in cocked])} {'is' if one else 'are'} cocked (not flat): "
-                           f"re-roll {'it' if one else 'them'}."}
-    if unsure:
-        return {"verdict": "unsure", "unsure_dice": tuple(unsure),
-                "message": f"Not sure about {_places([dice[k] for k in unsure])}; please check or re-roll."}
-    n = len(dice)
-    return {"verdict": "clear", "unsure_dice": (),
-            "message": f"Read {n} {'die' if n == 1 else 'dice'}: {', '.join(d.face for d in dice)}."}
+    return replace(reading, dice=tuple(dice), kind=taught.kind, probabilities=(), **verdict_for(dice, unsure, cocked))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1180,11 +1168,6 @@ def _body_like(ctx: np.ndarray, h, body: tuple) -> bool:
     hue = np.hypot(patch[:, 1] - a, patch[:, 2] - b)
     near = (hue <= _hue_tolerance(body)) & (patch[:, 0] >= 0.4 * L) & (patch[:, 0] <= L + 40 + sl)
     return float(near.mean()) >= 0.4
-
-
-def _side(corners) -> float:
-    c = np.asarray(corners, np.float64).reshape(4, 2)
-    return float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
 
 
 def _square(cx: float, cy: float, side: float) -> np.ndarray:
@@ -1264,7 +1247,7 @@ def die_outline(frame: np.ndarray, corners, *, work: int = 80) -> np.ndarray | N
     """
     c = np.asarray(corners, np.float64).reshape(4, 2)
     cx, cy = c.mean(0)
-    side = float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
+    side = mean_side(c)
     h, w = frame.shape[:2]
     half = 3.2 * side
     found = None
