@@ -115,20 +115,20 @@ def run(args) -> int:
             with_dice = _settled_frame(source, 1.0)
         finally:
             source.close()
+    # The empty-tray picture may guide reading only if it really is empty: a die left in it would
+    # hide a die lying in the same place later. A single picture (--image without --empty) is kept
+    # as the reference, dice and all, for information only: there is no empty tray to check.
+    has_empty_picture = not args.image or bool(args.empty)
     reading = None
-    reader = _reader_or_none(args.models)
+    reader = _reader_or_none(args.models) if args.die_px is None or has_empty_picture else None
     if args.die_px is None and reader is not None:
         reading = reader.read(with_dice)
         if not reading.dice:
             print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
-    # The empty-tray picture may guide reading only if it really is empty: a die left in it would
-    # hide a die lying in the same place later.
     empty_checked = False
-    if args.image and not args.empty:
-        pass  # one picture: the reference is that picture, dice and all; kept for information only
-    elif reader is None:
+    if has_empty_picture and reader is None:
         print("note: the reader is not available to check the empty tray, so it will not guide reading")
-    else:
+    elif has_empty_picture:
         seen = reader.read(empty).dice
         empty_checked = not seen
         if seen:
