@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -206,6 +206,16 @@ def load_corrections(path: str | os.PathLike) -> list[LabelCorrection]:
     return out
 
 
+def _path_ends_with(path: str, suffix: str) -> bool:
+    """Whether the posix ``path`` ends with the whole path parts of ``suffix``.
+
+    >>> _path_ends_with("/data/nell/test", "nell/test"), _path_ends_with("/data/xnell/test", "nell/test")
+    (True, False)
+    """
+    path, suffix = path.rstrip("/"), suffix.strip("/")
+    return path == suffix or path.endswith("/" + suffix)
+
+
 def _labelled_at(item: LabelledImage, box: Box) -> bool:
     """Whether a labelled die of ``item`` has its box centre inside ``box``."""
     return any(box[0] <= (b[0] + b[2]) / 2 <= box[2] and box[1] <= (b[1] + b[3]) / 2 <= box[3] for b in item.boxes or ())
@@ -225,14 +235,12 @@ def apply_corrections(items: list[LabelledImage], corrections: list[LabelCorrect
     >>> fixed[0].faces, len(applied), len(stale)
     (('6', '2'), 1, 0)
     """
-    from dataclasses import replace
-
-    folder = Path(folder).resolve().as_posix().rstrip("/")
-    mine = [c for c in corrections if folder.endswith("/" + c.folder.strip("/")) or folder == c.folder.strip("/")]
+    folder = Path(folder).resolve().as_posix()
+    mine = [c for c in corrections if _path_ends_with(folder, c.folder)]
     applied, stale, out = [], [], list(items)
     for c in mine:
         for k, item in enumerate(out):
-            if item.image_path.as_posix().endswith("/" + c.image) or item.image_path.as_posix() == c.image:
+            if _path_ends_with(item.image_path.as_posix(), c.image):
                 if c.die == 0 and not _labelled_at(item, c.box):
                     out[k] = replace(item, faces=item.faces + (c.face,),
                                      boxes=None if item.boxes is None else item.boxes + (c.box,))
