@@ -3,8 +3,9 @@
 For each table (a seed: one camera, tray, light and clutter), the calibration is made as
 ``lcr-pi calibrate`` makes it: the tray found in a picture of the empty tray (taken before the
 throw), the die size from the reader's reading of one roll. Two other rolls on the same table are
-then read three ways: without calibration, calibrated (the tray, at the dice's scale), and
-calibrated with the empty-tray reference (only the part of the tray that changed is read). Without the models the script still reports how
+then read three ways: without calibration, calibrated (the detector looks at the tray only, at the
+dice's scale), and calibrated with the empty-tray reference (only the part of the tray that changed
+is read). Without the models the script still reports how
 much of the view the calibration keeps and whether every die stays inside it.
 
     .venv/bin/python benchmarks/bench_calibration.py [--tables 12] [--size 1280x960]
@@ -21,7 +22,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.calibration import CalibratedReader, make_calibration, tray_canvas
+from lcr_pi.vision.calibration import CalibratedReader, make_calibration
 from lcr_pi.vision.evaluate import score_image, summarize
 from lcr_pi.vision.render import roll_sequence
 
@@ -66,8 +67,7 @@ def main() -> int:
         if reader is not None and not reader.read(empty, dice_kind="pip").dice:
             reference = empty
             empty_seen += 1
-        canvas = tray_canvas(cal_frame, cal.tray)
-        kept.append(canvas.shape[0] * canvas.shape[1] / (size[0] * size[1]))
+        kept.append((cal.tray[2] - cal.tray[0]) * (cal.tray[3] - cal.tray[1]) / (size[0] * size[1]))
         calibrated = CalibratedReader(reader, cal) if reader is not None else None
         guided = CalibratedReader(reader, cal, reference) if reader is not None else None
         for f in faces[1:]:
@@ -84,7 +84,7 @@ def main() -> int:
                 got = read(frame, dice_kind="pip")
                 rows[name][1].append((time.perf_counter() - start) * 1000)
                 rows[name][0].append(score_image(item, got))
-    print(f"{args.tables} tables at {size[0]}x{size[1]}: the calibrated canvas is {statistics.mean(kept):.0%} of the frame's pixels "
+    print(f"{args.tables} tables at {size[0]}x{size[1]}: the calibrated tray is {statistics.mean(kept):.0%} of the frame's pixels "
           f"(median {statistics.median(kept):.0%}); dice inside the calibrated region: {inside}/{total}")
     if reader is None:
         return 0

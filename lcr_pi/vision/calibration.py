@@ -492,19 +492,19 @@ def _unread_of(found, die_px: float, read_boxes) -> list[Box]:
 
 
 class CalibratedReader:
-    """Wraps a dice reader so it reads only the calibrated tray region, and maps results back.
+    """Wraps a dice reader so it reads only the calibrated tray region, and describes dice on the tray.
 
-    With the die size known, the reader is given it (``die_px``) and the view's size: the detector then
-    looks at the bare tray crop once, at the scale the whole view would get (or, for dice too small
-    or too large there, at the scale that suits them, without a first look at the wrong one), so it
-    spends nothing on clutter outside the tray. With an empty-tray ``reference`` (a whole frame at
-    the calibration's resolution, which the reader found empty) it reads only the part of the tray
-    that changed since (:func:`changed_region`), at the same scale: three dice on a large tray cost
-    a fraction of the tray. Without a die size the tray crop is padded to
-    the frame's long side (see :func:`tray_canvas`) so the detector sees the dice as large as in the
-    whole frame. Die positions in messages ("the die at the top left") are positions on the tray.
-    Frames of another size with the same shape use the calibration scaled; frames of another shape are
-    read whole.
+    The reader is given the tray as the ``region`` to read (and, when known, the die size): its
+    detector looks only there, at the scale and on the grid a whole-frame look would use, so a die
+    on the tray scores as it would in the whole frame (within what it no longer sees around the
+    tray), while the clutter outside the tray costs nothing and cannot be taken for a die. With the
+    die size known, the scale is chosen at once (dice too small or too large for the usual scale
+    are looked at at theirs, without a first look at the wrong one). With an empty-tray
+    ``reference`` (a whole frame at the calibration's resolution, which the reader found empty)
+    only the part of the tray that changed since (:func:`changed_region`) is read: three dice on a
+    large tray cost a fraction of the tray. Die positions in messages ("the die at the top left")
+    are positions on the tray. Frames of another size with the same shape use the calibration
+    scaled; frames of another shape are read whole.
     """
 
     def __init__(self, reader, calibration: Calibration | None, reference: np.ndarray | None = None):
@@ -537,76 +537,48 @@ class CalibratedReader:
             cal = cal.scaled_to(w, h)
         except UserError:
             return self.reader.read(frame, dice_kind=dice_kind)
-        if cal.die_px:
-            x0, y0, x1, y1 = cal.tray
-            tray = frame[y0:y1, x0:x1]
-            empty = self._empty_tray(cal, w, h) if frame.ndim == 3 and frame.dtype == np.uint8 else None
-            change = _change_mask(tray, empty, cal.die_px) if empty is not None else None
-            part = _region_of(change, cal.die_px, tray.shape) or (0, 0, x1 - x0, y1 - y0)
-            px0, py0, px1, py1 = part
-            crop = np.ascontiguousarray(tray[py0:py1, px0:px1])
-            reading = self.reader.read(crop, dice_kind=dice_kind, die_px=cal.die_px, view_long_side=max(w, h))
-            reading = to_frame(reading, (x0 + px0, y0 + py0, x0 + px1, y0 + py1), described_on=cal.tray)
-            if change is not None and reading.verdict == "clear":
-                boxes = [(d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0) for d in reading.dice]
-                missed = _unread_of(change, cal.die_px, boxes)
-                if missed:
-                    # The tray changed where no die was read: a die the reader missed (or something
-                    # else on the tray). Announcing the dice read would be announcing a wrong roll.
-                    where = join_places([describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0)
-                                         for b in missed])
-                    reading = replace(reading, verdict="unsure",
-                                      message=f"Something on the tray at the {where} was not read as a die; "
-                                              "please check or re-roll.")
-            return reading
-        if tuple(cal.tray) == (0, 0, w, h):
-            return self.reader.read(frame, dice_kind=dice_kind)
-        reading = self.reader.read(tray_canvas(frame, cal.tray), dice_kind=dice_kind)
-        return to_frame(reading, cal.tray)
+        x0, y0, x1, y1 = cal.tray
+        if not cal.die_px:
+            if tuple(cal.tray) == (0, 0, w, h):
+                return self.reader.read(frame, dice_kind=dice_kind)
+            return on_tray(self.reader.read(frame, dice_kind=dice_kind, region=cal.tray), cal.tray)
+        tray = frame[y0:y1, x0:x1]
+        empty = self._empty_tray(cal, w, h) if frame.ndim == 3 and frame.dtype == np.uint8 else None
+        change = _change_mask(tray, empty, cal.die_px) if empty is not None else None
+        px0, py0, px1, py1 = _region_of(change, cal.die_px, tray.shape) or (0, 0, x1 - x0, y1 - y0)
+        reading = self.reader.read(frame, dice_kind=dice_kind, die_px=cal.die_px,
+                                   region=(x0 + px0, y0 + py0, x0 + px1, y0 + py1))
+        reading = on_tray(reading, cal.tray)
+        if change is not None and reading.verdict == "clear":
+            boxes = [(d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0) for d in reading.dice]
+            missed = _unread_of(change, cal.die_px, boxes)
+            if missed:
+                # The tray changed where no die was read: a die the reader missed (or something
+                # else on the tray). Announcing the dice read would be announcing a wrong roll.
+                where = join_places([describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0)
+                                     for b in missed])
+                reading = replace(reading, verdict="unsure",
+                                  message=f"Something on the tray at the {where} was not read as a die; "
+                                          "please check or re-roll.")
+        return reading
 
 
-def tray_canvas(frame: np.ndarray, box: Box) -> np.ndarray:
-    """The tray crop, padded along its long side up to the frame's long side when that makes the
-    detector's input smaller (the detector scales its input's long side to a fixed size, so this keeps
-    the dice at the scale they have in the whole frame, on fewer pixels). The crop is at the top left.
+def on_tray(reading, tray: Box):
+    """A reading of the whole frame with die positions ("the die at the top left") described on
+    the tray (``tray``, frame pixels), in the dice and in the message's position words.
 
-    >>> tray_canvas(np.zeros((480, 640, 3), np.uint8), (100, 0, 580, 480)).shape   # a round tray
-    (480, 640, 3)
-    >>> tray_canvas(np.zeros((480, 640, 3), np.uint8), (0, 100, 640, 380)).shape    # a wide tray
-    (280, 640, 3)
+    >>> from lcr_pi.vision.reader import DieReading, Reading
+    >>> die = DieReading("4", 0.5, (210, 120, 250, 160), (), (230, 140), "top", False)
+    >>> on_tray(Reading((die,), "unsure", (0,), "Not sure about the die at the top; please check."),
+    ...         (200, 100, 500, 400)).message
+    'Not sure about the die at the top left; please check.'
     """
-    x0, y0, x1, y1 = box
-    crop = frame[y0:y1, x0:x1]
-    ch, cw = crop.shape[:2]
-    long_side = max(frame.shape[:2])
-    if max(cw, ch) >= long_side:
-        return np.ascontiguousarray(crop)
-    fill = tuple(float(v) for v in cv2.mean(crop)[: crop.shape[2] if crop.ndim == 3 else 1])
-    if cw >= ch:
-        return cv2.copyMakeBorder(crop, 0, 0, 0, long_side - cw, cv2.BORDER_CONSTANT, value=fill)
-    return cv2.copyMakeBorder(crop, 0, long_side - ch, 0, 0, cv2.BORDER_CONSTANT, value=fill)
-
-
-def to_frame(reading, box: Box, described_on: Box | None = None):
-    """A reading of a crop (``box`` in the frame) in frame pixels, with die positions described on
-    the tray (``described_on``, default ``box``).
-
-    Boxes, corners and centres move by the crop's corner; ``where`` is recomputed against the tray,
-    and the message's position words with it.
-    """
-    x0, y0, x1, y1 = box
-    tx0, ty0, tx1, ty1 = described_on or box
+    tx0, ty0, tx1, ty1 = tray
     dice, renamed = [], {}
     for i, d in enumerate(reading.dice):
-        where = describe_position(d.centre[0] + x0 - tx0, d.centre[1] + y0 - ty0, tx1 - tx0, ty1 - ty0)
+        where = describe_position(d.centre[0] - tx0, d.centre[1] - ty0, tx1 - tx0, ty1 - ty0)
         renamed[i] = (d.where, where)
-        dice.append(replace(
-            d,
-            box=(d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0),
-            corners=tuple((x + x0, y + y0) for x, y in d.corners),
-            centre=(d.centre[0] + x0, d.centre[1] + y0),
-            where=where,
-        ))
+        dice.append(replace(d, where=where))
     named = [i for i, d in enumerate(reading.dice) if d.cocked] if reading.verdict == "cocked" else list(reading.unsure_dice)
     message, cursor = reading.message, 0
     for i in named:  # the message names these dice's places, in this order

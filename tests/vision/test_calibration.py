@@ -31,23 +31,24 @@ def truth_reading(scene, dx=0.0, dy=0.0) -> Reading:
 
 
 class RecordingReader:
-    """Answers with fixed dice in the coordinates of the image it is given, and remembers that image."""
+    """Answers with fixed dice (frame pixels) inside the region it is asked to read, and remembers
+    what it was asked: the frame, the region and the die size."""
 
     def __init__(self, dice_at):
-        self.dice_at = dice_at  # [(cx, cy, side)] in the image the reader receives
-        self.seen = []
-        self.die_px = []
+        self.dice_at = dice_at  # [(cx, cy, side)] in frame pixels
+        self.seen, self.regions, self.die_px = [], [], []
 
-    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None, view_long_side=None):
+    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None, region=None):
         self.seen.append(frame)
+        self.regions.append(region)
         self.die_px.append(die_px)
-        self.view_long_side = view_long_side
         h, w = frame.shape[:2]
+        x0, y0, x1, y1 = region or (0, 0, w, h)
         dice = tuple(
             DieReading("4", 0.5, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
                        ((cx - s / 2, cy - s / 2), (cx + s / 2, cy - s / 2), (cx + s / 2, cy + s / 2), (cx - s / 2, cy + s / 2)),
                        (cx, cy), describe_position(cx, cy, w, h), False)
-            for cx, cy, s in self.dice_at
+            for cx, cy, s in self.dice_at if x0 <= cx < x1 and y0 <= cy < y1
         )
         where = dice[0].where if dice else ""
         return Reading(dice, "unsure", (0,), f"Not sure about the die at the {where}; please check or re-roll.")
@@ -81,35 +82,33 @@ def test_a_tray_smaller_than_the_view_is_found_round_or_rectangular():
     assert cal.tray == pytest.approx((131, 41, 529, 439), abs=10)
 
 
-def test_the_calibrated_reader_reads_only_the_tray_and_maps_dice_back():
+def test_the_calibrated_reader_reads_only_the_tray_and_describes_dice_on_it():
     frame = np.zeros((480, 640, 3), np.uint8)
     cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
-    inner = RecordingReader([(30, 40, 40)])  # near the top left of the tray
+    inner = RecordingReader([(230, 140, 40), (50, 50, 40)])  # near the top left of the tray, and off it
     reading = CalibratedReader(inner, cal).read(frame)
-    # With the die size known, the reader gets the bare tray crop and the die size (it scales itself).
-    assert inner.seen[0].shape[:2] == (300, 300) and inner.die_px == [40.0] and inner.view_long_side == 640
-    die = reading.dice[0]
-    assert die.centre == (230, 140) and die.box == (210, 120, 250, 160)
-    assert die.corners[0] == (210, 120)
+    # The reader reads the whole frame's tray region, with the die size known (it scales itself).
+    assert inner.seen[0] is frame and inner.regions == [(200, 100, 500, 400)] and inner.die_px == [40.0]
+    die, = reading.dice
+    assert die.centre == (230, 140) and die.box == (210, 120, 250, 160) and die.corners[0] == (210, 120)
     assert die.where == "top left" and reading.message == "Not sure about the die at the top left; please check or re-roll."
     # Frames of the same shape but another size use the calibration scaled (the die size too);
     # another shape reads the whole frame.
-    inner.seen.clear(), inner.die_px.clear()
     CalibratedReader(inner, cal).read(np.zeros((960, 1280, 3), np.uint8))
-    assert inner.seen[0].shape[:2] == (600, 600) and inner.die_px == [80.0]
+    assert inner.regions[1] == (400, 200, 1000, 800) and inner.die_px[1] == 80.0
     CalibratedReader(inner, cal).read(np.zeros((720, 1280, 3), np.uint8))
-    assert inner.seen[1].shape[:2] == (720, 1280) and inner.die_px[1] is None
+    assert inner.regions[2] is None and inner.die_px[2] is None
     # No calibration: the whole frame.
     CalibratedReader(inner, None).read(frame)
-    assert inner.seen[2] is frame
+    assert inner.seen[3] is frame and inner.regions[3] is None
 
 
-def test_without_a_die_size_the_tray_is_padded_to_the_frames_long_side():
+def test_without_a_die_size_the_tray_is_read_at_the_whole_frames_scale():
     frame = np.zeros((480, 640, 3), np.uint8)
-    inner = RecordingReader([(30, 40, 40)])
+    inner = RecordingReader([(230, 140, 40)])
     reading = CalibratedReader(inner, Calibration((640, 480), (200, 100, 500, 400))).read(frame)
-    assert inner.seen[0].shape[:2] == (300, 640) and inner.die_px == [None]  # the 300x300 tray, widened
-    assert reading.dice[0].centre == (230, 140)
+    assert inner.regions == [(200, 100, 500, 400)] and inner.die_px == [None]
+    assert reading.dice[0].centre == (230, 140) and reading.dice[0].where == "top left"
 
 
 def test_with_an_empty_tray_reference_only_the_changed_part_is_read_and_dice_are_placed_on_the_tray():
@@ -124,20 +123,20 @@ def test_with_an_empty_tray_reference_only_the_changed_part_is_read_and_dice_are
     for d in scene.dice:  # every die inside the part read, with room around it
         assert part[0] <= d.box[0] and part[1] <= d.box[1] and d.box[2] <= part[2] and d.box[3] <= part[3]
     assert (part[2] - part[0]) * (part[3] - part[1]) < 0.5 * 640 * 480
-    # The reader gets that part only; a die found at its top left is described where it is on the tray.
-    inner = RecordingReader([(10, 10, 20)])
+    # The reader reads that part only; a die found at its top left is described where it is on the tray.
+    inner = RecordingReader([(part[0] + 10, part[1] + 10, 20)])
     reading = CalibratedReader(inner, cal, empty).read(frame)
-    assert inner.seen[0].shape[:2] == (part[3] - part[1], part[2] - part[0]) and inner.view_long_side == 640
+    assert inner.regions == [part]
     die = reading.dice[0]
     assert die.centre == (part[0] + 10, part[1] + 10)
     assert die.where == describe_position(part[0] + 10, part[1] + 10, 640, 480)
     assert die.where in reading.message
     # Preview frames of another size use the reference scaled; nothing changed reads the whole tray.
-    inner.seen.clear()
     CalibratedReader(inner, cal, empty).read(cv2.resize(frame, (1280, 960)))
-    assert inner.seen[0].shape[0] < 960 and inner.seen[0].shape[1] < 1280
+    x0, y0, x1, y1 = inner.regions[1]
+    assert (x1 - x0) < 1280 and (y1 - y0) < 960
     CalibratedReader(inner, cal, empty).read(empty)
-    assert inner.seen[1].shape[:2] == (480, 640)
+    assert inner.regions[2] == (0, 0, 640, 480)
 
 
 class ClearReader(RecordingReader):
@@ -155,12 +154,12 @@ def test_a_change_where_no_die_was_read_makes_a_clear_reading_unsure():
     frame[300:330, 500:530] = 20  # and one it misses
     cal = Calibration((640, 480), (0, 0, 640, 480), die_px=30.0)
     part = changed_region(frame, empty, 30.0)
-    inner = ClearReader([(115 - part[0], 215 - part[1], 30)])
+    inner = ClearReader([(115, 215, 30)])
     reading = CalibratedReader(inner, cal, empty).read(frame)
     assert reading.verdict == "unsure" and reading.faces == ("4",)
     assert reading.message == "Something on the tray at the right was not read as a die; please check or re-roll."
     # Both read: clear, as the reader said.
-    inner = ClearReader([(115 - part[0], 215 - part[1], 30), (515 - part[0], 315 - part[1], 30)])
+    inner = ClearReader([(115, 215, 30), (515, 315, 30)])
     assert CalibratedReader(inner, cal, empty).read(frame).verdict == "clear"
     # Without the reference there is nothing to compare with: the reader's word stands.
     inner = ClearReader([(115, 215, 30)])

@@ -13,6 +13,7 @@ from lcr_pi.vision.dataset import load_roll_folder, read_image
 from lcr_pi.vision.detect import Detection
 from lcr_pi.vision.evaluate import score_image
 from lcr_pi.vision.reader import VERDICTS, DiceReader, ReaderSettings, interpret, read_dice
+from lcr_pi.vision.render import random_scene
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -272,16 +273,40 @@ def test_dice_far_from_the_detectors_best_size_are_looked_for_again_at_their_sca
         assert long_sides == [448, -(-second_look // 32) * 32]
 
 
+def test_a_region_is_read_as_the_whole_frame_reads_it(reader):
+    """The detector looks at a region (the tray) on the whole frame's grid and scale: the dice score
+    as in a whole-frame read (within what it no longer sees around the region), nothing outside is
+    read, and a region must lie in the frame."""
+    for seed in (3, 4, 5):
+        scene = random_scene(np.random.default_rng(seed), size=(1280, 960), n_dice=3, kind="pip")
+        whole = reader.find_dice(scene.image)
+        xs = [c[0] for d in scene.dice for c in d.corners]
+        ys = [c[1] for d in scene.dice for c in d.corners]
+        pad = 2 * max(d.box[2] - d.box[0] for d in scene.dice)
+        region = (max(0, min(xs) - pad), max(0, min(ys) - pad), min(1280, max(xs) + pad), min(960, max(ys) + pad))
+        part = reader.find_dice(scene.image, region=region)
+        assert all(region[0] <= d.cx < region[2] and region[1] <= d.cy < region[3] for d in part)
+        for d in scene.dice:
+            cx, cy = d.corners.mean(0)
+            near = [w for w in whole if np.hypot(w.cx - cx, w.cy - cy) < 0.3 * (d.box[2] - d.box[0])]
+            if near and near[0].score >= 0.3:
+                same = [p for p in part if np.hypot(p.cx - near[0].cx, p.cy - near[0].cy) < 0.15 * near[0].side]
+                assert same and abs(same[0].score - near[0].score) < 0.05, (seed, near[0], same)
+    with pytest.raises(UserError, match="lies outside the 1280x960 frame"):
+        reader.read(scene.image, region=(1300, 0, 1400, 100))
+
+
 def test_a_known_die_size_sets_the_detector_scale_at_once():
     scripted = DiceReader(MODELS)
     scripted._detector = ScriptedDetector(24.0)
     frame = np.random.default_rng(0).integers(0, 255, (2464, 3280, 3), dtype=np.uint8)
     scripted.read(frame, dice_kind="pip", die_px=117.0)  # one pass at the die's scale (673 px long side)
     assert [max(s[2:]) for s in scripted._detector.shapes] == [704]
-    # A die of a good size for the usual scale: a crop of a 3280-wide view is looked at at that
-    # scale (448/3280), once, so reading the crop costs less than reading the whole view.
+    # A die of a good size for the usual scale: a region of the view is looked at at that scale
+    # (448/3280), once, on a window of the view around it, so it costs less than the whole view.
     scripted._detector.shapes.clear()
-    scripted.read(frame[:1200, :1600], dice_kind="pip", die_px=140.0, view_long_side=3280)
-    assert [max(s[2:]) for s in scripted._detector.shapes] == [224]  # 1600 * 448 / 3280 = 218.5, padded
+    scripted.read(frame, dice_kind="pip", die_px=140.0, region=(0, 0, 1600, 1200))
+    # 1600 * 448 / 3280 = 218.5, and 64 px around it, on the 32 px grid; 1200 -> 164 + 64
+    assert [tuple(s[2:]) for s in scripted._detector.shapes] == [(256, 288)]
     with pytest.raises(UserError, match="die size must be a positive number"):
         scripted.read(frame, die_px=0)
