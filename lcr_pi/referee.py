@@ -200,7 +200,8 @@ class Referee:
         expected = state.dice_to_roll
         if obs.verdict == "cocked":
             return [Attention()] + self._speak(
-                [f"A die is leaning and cannot be read. {player}, please roll {self._all(expected)} again."])
+                [f"{_sentence(obs.message or 'a die may be leaning, so it cannot be read')} "
+                 f"{player}, please roll {self._all(expected)} again."])
         if len(obs.faces) != expected:
             return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
         try:

@@ -32,7 +32,8 @@ import numpy as np
 
 from lcr_pi.errors import UserError
 from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
-from lcr_pi.vision.detect import DETECT_LONG_SIDE, decode_detections, long_side_for_die, prepare_detector_input
+from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
+                                  prepare_detector_input, prepare_detector_window)
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 DICE_KINDS = ("auto", "pip", "lcr", "wild")
@@ -189,15 +190,17 @@ class DiceReader:
         self.settings = settings
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None,
-             view_long_side: int | None = None) -> Reading:
+             region=None) -> Reading:
         """Read one BGR frame.
 
         Without ``die_px`` the detector looks at the frame scaled to a long side of 448 px and, when
         the dice it finds there are far from the size it reads best, looks again at their scale.
         ``die_px`` (a top face's side in this frame's pixels, known from tray calibration) makes that
-        choice at once, in one look. ``view_long_side``: when ``frame`` is a crop (the tray) of a
-        camera frame, that frame's long side, so the crop is looked at at the same scale as the whole
-        view would be (reading the crop then costs less, never more).
+        choice at once, in one look. ``region`` (x0, y0, x1, y1 frame pixels: the tray, or the part
+        of it that changed) limits the reading to the dice whose centres lie in it: the detector
+        looks only there (and a little around, see :func:`~lcr_pi.vision.detect.detector_window`),
+        at the scale and on the grid of a whole-frame look, so a die scores as it would in the whole
+        frame while the clutter outside costs nothing. Positions in messages stay frame positions.
         ``calibration`` is accepted for wrappers' sake (:class:`~lcr_pi.vision.calibration.CalibratedReader`
         applies it) and ignored here.
         """
@@ -207,7 +210,8 @@ class DiceReader:
         st = self.settings
         if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px) and die_px > 0):
             raise UserError(f"die size must be a positive number of pixels, got {die_px!r}")
-        dets = self.find_dice(frame, die_px=die_px, view_long_side=view_long_side)
+        region = _check_region(region, frame.shape)
+        dets = self.find_dice(frame, die_px=die_px, region=region)
         if dets is None:
             return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
         if not dets:
@@ -218,37 +222,44 @@ class DiceReader:
                                only=[d.score >= could_be_sure for d in dets])
         return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
 
-    def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, view_long_side: int | None = None,
-                  doubt: float | None = None) -> list | None:
+    def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, doubt: float | None = None,
+                  region=None) -> list | None:
         """The detector's candidates in a checked BGR frame (frame pixels, best first), looked for at
-        the scale :meth:`read` describes; ``None`` for a blank frame. ``doubt`` overrides the
-        settings' lowest detector score kept (calibration looks at everything once)."""
+        the scale :meth:`read` describes, only in ``region`` when given; ``None`` for a blank frame.
+        ``doubt`` overrides the settings' lowest detector score kept (calibration looks at everything once)."""
         st = self.settings
         doubt = st.doubt_detection if doubt is None else doubt
-        long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px, view_long_side)
-        blob, scale = prepare_detector_input(frame, long_side)
-        if float(blob.std()) * 255 < st.blank_std:
-            return None
-        dets = self._detect(blob, scale, doubt)
+        long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px)
+        dets = self._look(frame, long_side, doubt, region)
         if dets and die_px is None:
-            better = self._better_long_side(dets, scale, frame.shape)
+            better = self._better_long_side(dets, detector_scale(frame.shape, long_side), frame.shape)
             if better is not None:
-                blob, scale = prepare_detector_input(frame, better)
-                dets = self._detect(blob, scale, doubt)
+                dets = self._look(frame, better, doubt, region) or []
         return dets
 
-    def _detect(self, blob: np.ndarray, scale: float, doubt: float) -> list:
+    def _look(self, frame: np.ndarray, long_side: int, doubt: float, region) -> list | None:
+        """One look of the detector at ``long_side``; ``None`` when what it looks at is blank."""
+        if region is None:
+            blob, scale = prepare_detector_input(frame, long_side)
+            if float(blob.std()) * 255 < self.settings.blank_std:
+                return None
+            self._detector.setInput(blob)
+            return decode_detections(self._detector.forward(), scale, doubt=doubt)
+        blob, window = prepare_detector_window(frame, long_side, region)
+        if float(blob.std()) * 255 < self.settings.blank_std:
+            # A plain region (an empty black tray) has no dice; only a blank *frame* is "blank".
+            return None if float(frame[::8, ::8].std()) < self.settings.blank_std else []
         self._detector.setInput(blob)
-        return decode_detections(self._detector.forward(), scale, doubt=doubt)
+        x0, y0, x1, y1 = region
+        found = (window.to_frame(d) for d in decode_detections(self._detector.forward(), 1.0, doubt=doubt))
+        return [d for d in found if x0 <= d.cx < x1 and y0 <= d.cy < y1]
 
-    def _long_side_for(self, shape, die_px: float, view_long_side: int | None) -> int:
-        """Detector input long side for a frame whose dice are ``die_px`` across: the whole view's
-        usual scale when the dice are a good size there, else the scale that makes them so."""
-        frame_long = max(shape[:2])
-        usual = DETECT_LONG_SIDE / max(frame_long, view_long_side or 0)
-        if self.settings.wants_other_scale(die_px * usual):
+    def _long_side_for(self, shape, die_px: float) -> int:
+        """Detector input long side for a frame whose dice are ``die_px`` across: the usual scale
+        when the dice are a good size there, else the scale that makes them so."""
+        if self.settings.wants_other_scale(die_px * detector_scale(shape)):
             return long_side_for_die(shape, die_px)
-        return max(1, round(frame_long * usual))
+        return DETECT_LONG_SIDE
 
     def _better_long_side(self, dets, scale: float, shape) -> int | None:
         """The detector input size to look again at, when the dice found are far from the size it reads best."""
@@ -259,6 +270,27 @@ class DiceReader:
             return None
         better = long_side_for_die(shape, side)
         return better if abs(better - max(shape[:2]) * scale) >= 32 else None
+
+
+def _check_region(region, shape):
+    """``region`` as a box of whole frame pixels inside the frame, or None for the whole frame.
+
+    >>> _check_region((-5, 10, 700, 200.5), (480, 640, 3))
+    (0, 10, 640, 201)
+    >>> _check_region((0, 0, 640, 480), (480, 640, 3)) is None
+    True
+    """
+    if region is None:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in region)
+    except (TypeError, ValueError):
+        raise UserError(f"a region to read must be four numbers (x0, y0, x1, y1), got {region!r}") from None
+    h, w = shape[:2]
+    box = (max(0, math.floor(x0)), max(0, math.floor(y0)), min(w, math.ceil(x1)), min(h, math.ceil(y1)))
+    if box[2] <= box[0] or box[3] <= box[1]:
+        raise UserError(f"the region to read {tuple(region)} lies outside the {w}x{h} frame")
+    return None if box == (0, 0, w, h) else box
 
 
 def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
@@ -334,13 +366,15 @@ def verdict_for(dice, unsure: list[int], cocked: list[int]) -> dict:
     >>> verdict_for([d, d], [], [])["message"], verdict_for([d, d], [1], [])["verdict"]
     ('Read 2 dice: 4, 4.', 'unsure')
     >>> verdict_for([d], [], [0])["message"]
-    'the die at the top left is cocked (not flat): re-roll it.'
+    'the die at the top left may be leaning (cocked), so it cannot be read.'
     """
     if cocked:
+        # "may be": on held-out rendered frames most dice the classifier calls cocked lie flat (the
+        # cocked class is hard to tell from a flat die whose sides show), so it is said as a doubt.
         one = len(cocked) == 1
         return {"verdict": "cocked", "unsure_dice": tuple(sorted(cocked + unsure)),
-                "message": f"{_name_dice([dice[k] for k in cocked])} {'is' if one else 'are'} cocked (not flat): "
-                           f"re-roll {'it' if one else 'them'}."}
+                "message": f"{_name_dice([dice[k] for k in cocked])} may be leaning (cocked), "
+                           f"so {'it' if one else 'they'} cannot be read."}
     if unsure:
         return {"verdict": "unsure", "unsure_dice": tuple(unsure),
                 "message": f"Not sure about {_name_dice([dice[k] for k in unsure])}; please check or re-roll."}
