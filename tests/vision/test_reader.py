@@ -310,3 +310,14 @@ def test_a_known_die_size_sets_the_detector_scale_at_once():
     assert [tuple(s[2:]) for s in scripted._detector.shapes] == [(256, 288)]
     with pytest.raises(UserError, match="die size must be a positive number"):
         scripted.read(frame, die_px=0)
+
+
+def test_with_a_known_die_size_finds_of_another_size_are_not_dice():
+    scripted = DiceReader(MODELS)
+    scripted._detector = ScriptedDetector(24.0)  # one find, 24 detector px = 24 * 1280 / 448 = 68.6 frame px
+    frame = np.random.default_rng(1).integers(0, 255, (960, 1280, 3), dtype=np.uint8)
+    assert len(scripted.find_dice(frame, die_px=60.0)) == 1
+    assert len(scripted.find_dice(frame, die_px=40.0)) == 1  # 1.7x: still a die
+    # A find under half the die's size (a pip) or over twice it is none: nothing is left to read.
+    assert scripted.find_dice(frame, die_px=150.0) == [] and scripted.find_dice(frame, die_px=12.0) == []  # 68.6 and 30 px
+    assert scripted.read(frame, dice_kind="pip", die_px=150.0).verdict == "no_dice"
