@@ -502,9 +502,8 @@ def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
         wide[2:] *= 0.8 / INNER  # the middle 80% of the face
         pix.append(_cut(cv2.cvtColor(ctx, cv2.COLOR_BGR2LAB), wide[None], 16)[0].reshape(-1, 3).astype(np.float32))
     data = np.concatenate(pix)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     # Clustered by colour alone (a, b): light and shade change a colour's brightness, not its hue.
-    _, labels, _ = cv2.kmeans(np.ascontiguousarray(data[:, 1:]), 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    labels = _two_clusters(data[:, 1:])
     big = int(np.bincount(labels.ravel(), minlength=2).argmax())
     labels = labels.ravel().reshape(len(pix), -1)
     medians, within = [], []
@@ -521,6 +520,32 @@ def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
     sl = float(np.percentile(np.abs(body_pixels[:, 0] - mean[0]), 90))
     sab = float(np.percentile(np.hypot(medians[:, 1] - mean[1], medians[:, 2] - mean[2]), 80)) + 3 * float(np.median(within or [0.0]))
     return tuple(round(float(v), 2) for v in (*mean, sl, sab))
+
+
+def _two_clusters(points: np.ndarray, rounds: int = 20) -> np.ndarray:
+    """Labels 0/1 splitting ``points`` (N, D) into two clusters (k-means, k=2), started from the
+    points at the 10th and 90th percentiles along their main direction: the same points always
+    give the same split (OpenCV's k-means starts from its global random generator, so a teaching
+    session's result depended on what ran before it).
+
+    >>> pts = np.array([[0, 0], [1, 0], [0, 1], [10, 10], [11, 10], [10, 11], [10, 10]], np.float32)
+    >>> _two_clusters(pts).tolist()
+    [0, 0, 0, 1, 1, 1, 1]
+    """
+    pts = np.asarray(points, np.float64)
+    centred = pts - pts.mean(0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    axis = vt[0] * np.sign(vt[0][np.argmax(np.abs(vt[0]))])  # the same way round on every platform
+    along = centred @ axis
+    centres = np.stack([pts[np.argsort(along)[int(q * (len(pts) - 1))]] for q in (0.1, 0.9)])
+    labels = np.zeros(len(pts), np.int64)
+    for _ in range(rounds):
+        labels = np.argmin(((pts[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+        moved = np.stack([pts[labels == k].mean(0) if np.any(labels == k) else centres[k] for k in (0, 1)])
+        if np.allclose(moved, centres, atol=1e-3):
+            break
+        centres = moved
+    return labels
 
 
 def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2):
