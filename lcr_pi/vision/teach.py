@@ -58,6 +58,11 @@ CONTEXT = 96  # side of a view's context crop (pixels)
 SPAN = 2.4  # a context crop spans this many rough face sides
 FACE_PX = CONTEXT / SPAN  # the rough face's side in its context crop
 MIN_VIEWS = 3
+# A read face accounts for the body colour up to this many times its size from its middle (its
+# die's sides); a part of an unread blob whose surrounding ring is more than SURROUNDED body
+# colour is part of a larger field of that colour, not a die (see BodyMap.uncovered).
+SIDES_REACH = 1.7
+SURROUNDED = 0.35
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
 DESCRIPTOR = f"patch{PATCH}+colour"
 KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
@@ -877,14 +882,17 @@ class BodyMap:
 
     def uncovered(self, faces, min_radius: float) -> list[np.ndarray]:
         """Squares around the parts of the body-coloured blobs that none of ``faces`` (frame corners)
-        accounts for (a face and a thin rim around it) and that are at least
-        ``min_radius`` frame pixels wide: die-like things nobody read."""
+        accounts for and that are at least ``min_radius`` frame pixels wide: die-like things nobody
+        read. A face accounts for itself and for its die's sides around it (up to :data:`SIDES_REACH`
+        of its size from its middle: they show other faces, at a slant). A part must stand apart
+        from what is around it, as a die does: where the body colour goes on around it (a table or a
+        cloth of a near colour, broken up by its texture), it is not a die."""
         if not self.usable:
             return []
         left = self.mask.copy()
         for c in faces:
             c = np.asarray(c, np.float64)
-            grown = c.mean(0) + (c - c.mean(0)) * 1.05
+            grown = c.mean(0) + (c - c.mean(0)) * SIDES_REACH
             cv2.fillConvexPoly(left, np.round((grown + 0.5) * self.f - 0.5).astype(np.int32), 0)
         dt = cv2.distanceTransform(np.pad(left, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
         out = []
@@ -893,9 +901,26 @@ class BodyMap:
             r = float(dt[y, x])
             if r < max(2.0, min_radius * self.f):
                 break
-            out.append(_square(x / self.f, y / self.f, 2 * r / self.f))
             cv2.circle(dt, (int(x), int(y)), max(1, int(round(2 * r))), 0, -1)
+            if self._surrounded(left, x, y, r):
+                continue
+            out.append(_square(x / self.f, y / self.f, 2 * r / self.f))
         return out
+
+    @staticmethod
+    def _surrounded(mask: np.ndarray, x: int, y: int, r: float) -> bool:
+        """Whether the body colour covers much of a ring around the blob part at (x, y) of width
+        ``2 r``: a die's body ends about ``1.5 r`` from its middle (its sides a little further),
+        so the ring from ``2.2 r`` to ``3.2 r`` is mostly tray around a die."""
+        h, w = mask.shape
+        outer = int(math.ceil(3.2 * r))
+        y0, y1, x0, x1 = max(0, y - outer), min(h, y + outer + 1), max(0, x - outer), min(w, x + outer + 1)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        dist = np.hypot(yy - y, xx - x)
+        ring = (dist >= 2.2 * r) & (dist <= 3.2 * r)
+        if not ring.any():
+            return False
+        return float(mask[y0:y1, x0:x1][ring].mean()) > SURROUNDED
 
     def seeds(self, max_seeds: int = 12) -> list[np.ndarray]:
         """Squares at the widest points of the body-coloured blobs, about a half die apart along
