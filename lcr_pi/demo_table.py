@@ -91,13 +91,19 @@ class RenderedRolls(SimulatedPlayers):
     TYPE_AFTER_UNSURE = 3
 
     def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
-                 size=(640, 480), frames_per_roll: int = 10, on_throw=None):
+                 size=(640, 480), frames_per_roll: int = 10, on_throw=None, table_seed: int | None = None,
+                 preset: str | None = None):
+        """``table_seed``: film every throw on one table (camera, tray, light and where the dice
+        come to rest drawn from this seed; only the faces differ), as a calibrated table is;
+        by default each throw gets a new table. ``preset``: a named look of the renderer."""
         super().__init__(referee, actions)
         self._unsure_in_a_row = 0
         self.reader = reader
         self.rng = rng
         self.wild = wild
         self.size = size
+        self.table_seed = table_seed
+        self.preset = preset
         self.frames_per_roll = frames_per_roll
         self.on_throw = on_throw
         self.settle = SettleDetector()
@@ -123,10 +129,11 @@ class RenderedRolls(SimulatedPlayers):
 
     def _throw(self) -> None:
         self.thrown = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
-        frames, _ = roll_sequence(self.rng, size=self.size, faces=list(self.thrown),
-                                  kind="wild" if self.wild else "lcr", n_frames=self.frames_per_roll)
+        film = self.rng if self.table_seed is None else np.random.default_rng(self.table_seed)
+        frames, _ = roll_sequence(film, size=self.size, faces=list(self.thrown), kind="wild" if self.wild else "lcr",
+                                  n_frames=self.frames_per_roll, preset=self.preset)
         self.frames = list(frames)
-        # Each rendered throw is filmed over a new tray by a new camera, so the settle detector starts
+        # A rendered throw may be filmed over a new tray by a new camera, so the settle detector starts
         # afresh: against the last tray the whole view would look changed (like a hand in the way).
         self.settle = SettleDetector()
         if self.on_throw:

@@ -60,7 +60,7 @@ class AtMost:
         return None if self.left < 0 else self.source.poll()
 
 
-def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop_after=None):
+def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop_after=None, **filming):
     config = GameConfig.create(["Ann", "Bob", "Cy"], variant=variant)
     store = GameStore(tmp_path / "state")
     if referee is None:
@@ -71,7 +71,7 @@ def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop
                          gap_s=0.001, flash_s=0.001, celebrate_s=0.01, attention_s=0.001)
     actions = ActionQueue()
     rolls = RenderedRolls(referee, reader, np.random.default_rng(seed), wild=config.wild, actions=actions,
-                          frames_per_roll=10)
+                          frames_per_roll=10, **filming)
     table = Table(referee, speaker=speaker, lights=lights, store=store)
     said = []
     table.listeners.append(lambda outputs, _: said.extend(o.text for o in outputs if hasattr(o, "text")))
@@ -119,6 +119,27 @@ def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, va
     # The winner's LED is the one left lit after the celebration.
     assert lit == [i == state.winner for i in range(3)]
     assert [r["what"] for r in store.read_log()][-1] == "turn"
+
+
+def test_a_whole_game_read_through_the_tray_calibration(tmp_path, reader, pins):
+    """One table, calibrated as ``lcr-pi calibrate`` does (the tray found in the empty-tray picture,
+    the die size from the reader's reading of a roll, the empty tray kept as a reference); every
+    roll of the game is filmed on it and read through the calibrated reader."""
+    from lcr_pi.vision.calibration import CalibratedReader, make_calibration
+    from lcr_pi.vision.render import roll_sequence
+
+    table_seed, preset = 11, "felt-table"
+    frames, _ = roll_sequence(np.random.default_rng(table_seed), size=(640, 480), faces=["L", "C", "R"], kind="lcr",
+                              n_frames=10, preset=preset, empty_frames=1)
+    empty, first_roll = frames[0], frames[-1]
+    calibration = make_calibration(empty, reading=reader.read(first_roll, dice_kind="lcr"))
+    assert calibration.die_px and not reader.read(empty, dice_kind="lcr").dice
+    calibrated = CalibratedReader(reader, calibration, empty)
+    referee, rolls, said, *_ = night(tmp_path, calibrated, pins, 3, table_seed=table_seed, preset=preset)
+    state = referee.game.state
+    assert state.is_over and rolls.score.wrong == []
+    assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.typed == state.rolls
+    assert any("wins the pot" in line for line in said)
 
 
 def test_crash_mid_game_resume_and_undo(tmp_path, reader, pins):
