@@ -296,6 +296,17 @@ def test_a_region_is_read_as_the_whole_frame_reads_it(reader):
         reader.read(scene.image, region=(1300, 0, 1400, 100))
 
 
+def test_a_plain_region_has_no_dice_and_only_a_blank_frame_is_blank(reader):
+    frame = np.random.default_rng(2).integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    frame[100:400, 150:500] = 20  # an empty black tray in a busy view
+    r = reader.read(frame, region=(200, 150, 450, 350))
+    assert r.verdict == "no_dice" and r.message == "No dice seen on the tray."
+    r = reader.read(np.zeros((480, 640, 3), np.uint8), region=(200, 150, 450, 350))
+    assert r.verdict == "no_dice" and "blank" in r.message
+    with pytest.raises(UserError, match="four numbers"):
+        reader.read(frame, region=(1, 2, 3))
+
+
 def test_a_known_die_size_sets_the_detector_scale_at_once():
     scripted = DiceReader(MODELS)
     scripted._detector = ScriptedDetector(24.0)
