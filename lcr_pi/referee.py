@@ -198,10 +198,6 @@ class Referee:
         state = self.game.state
         player = state.current_player
         expected = state.dice_to_roll
-        if obs.verdict == "cocked":
-            return [Attention()] + self._speak(
-                [f"{_sentence(obs.message or 'a die may be leaning, so it cannot be read')} "
-                 f"{player}, please roll {self._all(expected)} again."])
         if len(obs.faces) != expected:
             return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
         try:
@@ -212,13 +208,16 @@ class Referee:
             return [Attention()] + self._speak(
                 [f"I see a W face, but this game is not played with Wild dice. {player}, please roll again."])
         if obs.verdict != "clear":
+            # Unsure, or a die that may be leaning (most dice the reader calls cocked lie flat): a
+            # new roll settles it, or someone who can see the dice confirms the reader's best guess.
             self._unsure = obs
             self.phase = "confirm_read"
-            reason = obs.message or "I am not sure of the dice"
+            cocked = obs.verdict == "cocked"
+            reason = obs.message or ("a die may be leaning, so it cannot be read" if cocked else "I am not sure of the dice")
             guess = ", ".join(spoken_face(f) for f in obs.faces)
             return [Attention()] + self._speak([
                 f"{_sentence(reason)} {player}, please roll again. "
-                f"Or, if the dice show {guess}, press confirm."
+                f"Or, if the dice {'lie flat and ' if cocked else ''}show {guess}, press confirm."
             ], keep=True)
         return self._apply_roll(obs)
 

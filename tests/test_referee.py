@@ -46,9 +46,11 @@ def test_a_clear_roll_moves_chips_lights_the_moves_and_checkpoints():
         (RollObservation(("L", "C", "R"), verdict="unsure", message="the die at the top left is unclear"),
          "The die at the top left is unclear. Ann, please roll again. Or, if the dice show L, C, R, press confirm."),
         (RollObservation(("L", "C", "R"), verdict="cocked"),
-         "A die may be leaning, so it cannot be read. Ann, please roll all three dice again."),
+         "A die may be leaning, so it cannot be read. Ann, please roll again. "
+         "Or, if the dice lie flat and show L, C, R, press confirm."),
         (RollObservation(("L", "C", "R"), verdict="cocked", message="the die at the left may be leaning (cocked), so it cannot be read."),
-         "The die at the left may be leaning (cocked), so it cannot be read. Ann, please roll all three dice again."),
+         "The die at the left may be leaning (cocked), so it cannot be read. Ann, please roll again. "
+         "Or, if the dice lie flat and show L, C, R, press confirm."),
         (clear("L", "C", "R", "dot"),
          "Ann rolls three dice, but I see four. Please take one die out and roll all three dice again."),
         (clear("L"), "Ann rolls three dice, but I see one. Please roll all three dice again."),
@@ -71,6 +73,17 @@ def test_an_unsure_read_is_settled_by_confirm_or_by_a_new_roll():
     assert ref.game.state.chips == (0, 4, 4)
     ref.on_roll(RollObservation((".", ".", "."), verdict="unsure", message="die 1 is unclear"))
     ref.on_roll(clear("C", ".", "."))  # Bob rolled again; the clear read wins
+    assert ref.game.state.chips == (0, 3, 4) and ref.phase == "await_roll"
+
+
+def test_a_die_that_may_be_leaning_is_settled_like_an_unsure_read():
+    ref = table()
+    ref.on_roll(RollObservation(("L", "C", "R"), verdict="cocked", message="the die at the left may be leaning (cocked), so it cannot be read."))
+    assert ref.phase == "confirm_read" and ref.game.state.chips == (3, 3, 3)
+    ref.on_action("confirm")  # someone who sees the dice lying flat confirms the guess
+    assert ref.game.state.chips == (0, 4, 4)
+    ref.on_roll(RollObservation((".", ".", "."), verdict="cocked"))
+    ref.on_roll(clear("C", ".", "."))  # Bob rolled again: the new read is announced
     assert ref.game.state.chips == (0, 3, 4) and ref.phase == "await_roll"
 
 
