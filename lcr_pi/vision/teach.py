@@ -63,6 +63,12 @@ MIN_VIEWS = 3
 # colour is part of a larger field of that colour, not a die (see BodyMap.uncovered).
 SIDES_REACH = 1.7
 SURROUNDED = 0.35
+# A die's side faces, seen from above, lie along its edges: a find on a larger find's sides is a
+# side (or a mark) if it is centred within SIDE_CENTRES of that face's size from its middle or much
+# smaller than it (NEIGHBOUR_SIZE); otherwise a clear find (CLEAR_FIND) there is a die of its own.
+SIDE_CENTRES = 1.4
+NEIGHBOUR_SIZE = 0.55
+CLEAR_FIND = 0.9  # a find beside a larger die must match clearly to count as a die of its own
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
 DESCRIPTOR = f"patch{PATCH}+colour"
 KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
@@ -1006,7 +1012,8 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
     names it, and if another start found it as a different face nearly as well, the die is unsure
     (its face depends on where one looks). A die's sides show other faces (a ring, a word) that can
     match too, along the die's edge: a find much smaller than a neighbouring find is a side (or a
-    mark) and is dropped.
+    mark) and is dropped, unless it is a clear find of a die's size centred beyond where that
+    die's sides end (a touching die found a little smaller than its neighbour).
     """
     groups: list[list[TaughtDie]] = []
     for d in sorted(found, key=lambda d: d.distance):
@@ -1023,11 +1030,26 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
             best = replace(best, confidence=0.0)
         dice.append(best)
     kept: list[TaughtDie] = []
+    on_sides: list[TaughtDie] = []
     for d in sorted(dice, key=lambda d: -d.side):
-        if not any(d.side < 0.75 * k.side and _overlap(d.corners, k.centre + (k.corners - k.centre) * 1.6) >= 0.15
-                   for k in kept):
-            kept.append(d)
-    return kept
+        (on_sides if any(_on_sides(d, k) for k in kept) else kept).append(d)
+    # A die touching a larger-looking one (sizes found vary by a quarter or so) is not its side: a
+    # clear find of about a die's size, centred beyond where the larger die's sides end and clear
+    # of every die kept, is a die of its own (else it would be silently left out of the roll).
+    neighbours: list[TaughtDie] = []
+    for d in sorted(on_sides, key=lambda d: d.distance):
+        if (d.confidence >= CLEAR_FIND
+                and all(d.side >= NEIGHBOUR_SIZE * k.side and not _inside(d.centre, k.corners, SIDE_CENTRES)
+                        for k in kept if _on_sides(d, k))
+                and not any(_overlap(d.corners, k.corners) >= 0.3 or _inside(d.centre, k.corners, 1.3)
+                            for k in kept + neighbours)):
+            neighbours.append(d)
+    return kept + neighbours
+
+
+def _on_sides(d: TaughtDie, k: TaughtDie) -> bool:
+    """Whether find ``d`` lies on the sides of the larger find ``k`` (where its side faces show)."""
+    return d.side < 0.75 * k.side and _overlap(d.corners, k.centre + (k.corners - k.centre) * 1.6) >= 0.15
 
 
 def _overlap_of(a, b) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,22 @@ def test_a_find_on_a_larger_dies_side_is_dropped_and_overlapping_finds_are_one_d
     # The same die found twice as two faces nearly as well: unsure.
     twice = _one_per_die([top, TaughtDie("L", 1.0, square + [2, 1], 0.11)])
     assert len(twice) == 1 and twice[0].confidence == 0.0
+
+
+def test_a_touching_die_found_a_little_smaller_is_a_die_of_its_own_not_a_side():
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    top = TaughtDie("R", 1.0, square, 0.1)
+    # found at 0.7 of its neighbour's size, touching it: centred beyond where the sides end
+    touching = TaughtDie("L", 1.0, square * 0.7 + [38, 6], 0.12)
+    assert {d.face for d in _one_per_die([top, touching])} == {"R", "L"}
+    # the same, but not a clear match: it may be a side or a mark, and is dropped as before
+    assert [d.face for d in _one_per_die([top, replace(touching, confidence=0.8)])] == ["R"]
+    # as large and sure, but centred on the die's sides: a side face
+    side = TaughtDie("dot", 1.0, square * 0.7 + [30, 6], 0.05)
+    assert [d.face for d in _one_per_die([top, side])] == ["R"]
+    # much smaller (a mark on the neighbour's face, or a side seen edge on): dropped
+    mark = TaughtDie("C", 1.0, square * 0.45 + [44, 10], 0.05)
+    assert [d.face for d in _one_per_die([top, mark])] == ["R"]
 
 
 def test_save_load_and_the_games_fallback(painted, tmp_path):
