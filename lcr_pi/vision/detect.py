@@ -117,11 +117,16 @@ def prepare_detector_input(frame: np.ndarray, long_side: int = DETECT_LONG_SIDE)
     scale = detector_scale(frame.shape, long_side)
     h = max(1, round(frame.shape[0] * scale))
     w = max(1, round(frame.shape[1] * scale))
-    small = shrink(frame, w, h)
-    ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
-    padded = np.zeros((ph, pw, 3), np.uint8)
+    return _padded_blob(shrink(frame, w, h)), scale
+
+
+def _padded_blob(small: np.ndarray) -> np.ndarray:
+    """The detector's NCHW float input (0..1): ``small`` at the top left, padded with black to a
+    multiple of :data:`GRID` pixels each way."""
+    h, w = small.shape[:2]
+    padded = np.zeros((-(-h // GRID) * GRID, -(-w // GRID) * GRID, 3), np.uint8)
     padded[:h, :w] = small
-    return cv2.dnn.blobFromImage(padded, 1 / 255.0), scale
+    return cv2.dnn.blobFromImage(padded, 1 / 255.0)
 
 
 @dataclass(frozen=True)
@@ -178,11 +183,8 @@ def prepare_detector_window(frame: np.ndarray, long_side: int, region, context: 
     # The frame pixels under the window, rounded outwards (less than a detector pixel of difference).
     sx0, sy0 = int(x0 / scale), int(y0 / scale)
     sx1, sy1 = min(fw, math.ceil(x1 / scale)), min(fh, math.ceil(y1 / scale))
-    small = shrink(frame[sy0:sy1, sx0:sx1], x1 - x0, y1 - y0)
-    padded = np.zeros((-(-(y1 - y0) // GRID) * GRID, -(-(x1 - x0) // GRID) * GRID, 3), np.uint8)
-    padded[: y1 - y0, : x1 - x0] = small
     window = Window(float(sx0), float(sy0), (sx1 - sx0) / (x1 - x0), (sy1 - sy0) / (y1 - y0))
-    return cv2.dnn.blobFromImage(padded, 1 / 255.0), window
+    return _padded_blob(shrink(frame[sy0:sy1, sx0:sx1], x1 - x0, y1 - y0)), window
 
 
 def shrink(frame: np.ndarray, w: int, h: int) -> np.ndarray:
