@@ -897,8 +897,7 @@ class BodyMap:
             return []
         left = self.mask.copy()
         for c in faces:
-            c = np.asarray(c, np.float64)
-            grown = c.mean(0) + (c - c.mean(0)) * SIDES_REACH
+            grown = _grown(c, SIDES_REACH)
             cv2.fillConvexPoly(left, np.round((grown + 0.5) * self.f - 0.5).astype(np.int32), 0)
         dt = cv2.distanceTransform(np.pad(left, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
         out = []
@@ -1049,7 +1048,7 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
 
 def _on_sides(d: TaughtDie, k: TaughtDie) -> bool:
     """Whether find ``d`` lies on the sides of the larger find ``k`` (where its side faces show)."""
-    return d.side < 0.75 * k.side and _overlap(d.corners, k.centre + (k.corners - k.centre) * 1.6) >= 0.15
+    return d.side < 0.75 * k.side and _overlap(d.corners, _grown(k.corners, 1.6)) >= 0.15
 
 
 def _overlap_of(a, b) -> float:
@@ -1111,10 +1110,18 @@ class TaughtReader:
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred)
 
 
-def _inside(point, corners, grow: float = 1.0) -> bool:
+def _grown(corners, factor: float) -> np.ndarray:
+    """An outline scaled by ``factor`` about its middle (a face grown to take in its die's sides).
+
+    >>> _grown([[0, 0], [2, 0], [2, 2], [0, 2]], 2.0).tolist()
+    [[-1.0, -1.0], [3.0, -1.0], [3.0, 3.0], [-1.0, 3.0]]
+    """
     c = np.asarray(corners, np.float64)
-    centre = c.mean(0)
-    c = centre + (c - centre) * grow
+    return c.mean(0) + (c - c.mean(0)) * factor
+
+
+def _inside(point, corners, grow: float = 1.0) -> bool:
+    c = _grown(corners, grow)
     return cv2.pointPolygonTest(c.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
 
 
@@ -1179,7 +1186,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         # A reader's die centred on a taught die's face is that die seen again; one lying largely
         # on a taught die's sides may be that side (it shows another face): not announced.
         if not any(_same_die(d, t) for t in found):
-            on_sides = any(_overlap_of(die_corners(d), t.centre + (t.corners - t.centre) * 1.5) >= 0.4 for t in found)
+            on_sides = any(_overlap_of(die_corners(d), _grown(t.corners, 1.5)) >= 0.4 for t in found)
             dice.append(replace(d, sure=False) if on_sides and d.sure else d)
     for t in unread:
         if not any(_same_die(d, t) for d in dice):
