@@ -656,12 +656,21 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
     Detections and class probabilities are computed once per frame; only the cheap
     interpretation is repeated for each candidate threshold.
     """
-    from dataclasses import asdict, replace
-    from types import SimpleNamespace
+    from dataclasses import asdict
 
     from lcr_pi.vision.reader import DiceReader, ReaderSettings
 
     reader = DiceReader(models, settings=ReaderSettings(tta_rotations=TTA_ROTATIONS))
+    settings = choose_settings(read_held_out(samples, reader), reader.settings, max_silent)
+    (models / "reader.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    return asdict(settings)
+
+
+def read_held_out(samples: list[Sample], reader) -> list:
+    """The reader's finds and class probabilities on every held-out frame, with its label, dice
+    kind and group (``real`` / ``synthetic``): what :func:`choose_settings` tries thresholds on."""
+    from types import SimpleNamespace
+
     base = reader.settings
     cached = []
     for s in samples:
@@ -683,6 +692,14 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
             label = SimpleNamespace(faces=tuple(s.faces), boxes=boxes, box_kind="pip" if pips else "die")
             kind = "pip"
         cached.append((dets, probs, s.image.shape, label, kind, "synthetic" if s.source == "synthetic" else "real"))
+    return cached
+
+
+def choose_settings(cached: list, base, max_silent: float = MAX_SILENT):
+    """The reader settings (``base`` with its thresholds replaced) chosen on :func:`read_held_out`'s
+    frames by the rule :func:`calibrate` describes; prints the table it chose from."""
+    from dataclasses import replace
+
     groups = sorted({g for *_, g in cached})
     print(f"calibrating on {len(cached)} held-out train frames: "
           + ", ".join(f"{sum(c[-1] == g for c in cached)} {g}" for g in groups))
@@ -730,8 +747,7 @@ def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILEN
         settings = replace(settings, rescue_detection=r, rescue_confidence=c, max_face_overlap=overlap)
         print(f"chose rescue_detection {r} rescue_confidence {c}" + (" (off)" if (r, c) == (1.0, 1.0) else "")
               + f", max_face_overlap {overlap}" + (" (off)" if overlap >= 1.0 else ""))
-    (models / "reader.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
-    return asdict(settings)
+    return settings
 
 
 def _metrics_at(cached, groups, st) -> dict:

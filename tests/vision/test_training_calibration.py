@@ -1,0 +1,39 @@
+"""The calibration rule (`training.choose_settings`) on a small hand-made set of held-out reads.
+
+No models and no torch: the held-out reads are written out as the reader's finds and class
+probabilities, so the rule itself is tested exactly.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from lcr_pi.vision.classify import CLASSES
+from lcr_pi.vision.detect import Detection
+from lcr_pi.vision.reader import ReaderSettings
+from lcr_pi.vision.training import choose_settings
+
+
+def _frame(face_read: str, confidence: float, face_true: str, group: str):
+    """One held-out frame with one die at (100, 100) read as ``face_read`` with ``confidence``."""
+    probs = np.zeros(len(CLASSES), np.float32)
+    probs[CLASSES.index(face_read)] = confidence
+    probs[CLASSES.index("background")] = 1 - confidence  # so the reader's confidence is exactly `confidence`
+    probs = probs[None]
+    label = SimpleNamespace(faces=(face_true,), boxes=((80.0, 80.0, 120.0, 120.0),), box_kind="die")
+    return [Detection(100.0, 100.0, 40.0, 40.0, 0.0, 0.9)], (probs, probs), (480, 640, 3), label, "pip", group
+
+
+def test_the_threshold_that_keeps_every_wrong_read_unsure_is_chosen(capsys):
+    # Right reads at 0.96-0.995; one wrong read at 0.94 in each group: only a face confidence above
+    # 0.94 keeps it from being announced, and the rule takes the least strict such threshold.
+    cached = [_frame("3", c, "3", g) for g in ("real", "synthetic") for c in (0.96, 0.97, 0.98, 0.99, 0.995)]
+    cached += [_frame("5", 0.94, "4", g) for g in ("real", "synthetic")]
+    chosen = choose_settings(cached, ReaderSettings(), max_silent=0.0)
+    assert chosen.sure_confidence == 0.95
+    assert "chose" in capsys.readouterr().out
+
+
+def test_with_no_wrong_reads_the_loosest_threshold_wins():
+    cached = [_frame("2", c, "2", g) for g in ("real", "synthetic") for c in (0.55, 0.9, 0.99)]
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.5
