@@ -19,6 +19,10 @@ import numpy as np
 CLASSES = ("1", "2", "3", "4", "5", "6", "L", "C", "R", "W", "cocked", "background")
 CROP_SIZE = 48
 CROP_SCALE = 1.6
+# The classifier's pooled features (the input of its last, linear layer), by their tensor name in
+# the exported graph: what it has learnt to see in a face (pips, letters, stars, at any turn),
+# which teach mode compares between a player's own dice and their taught views.
+FEATURES_OUTPUT = "/12/Flatten_output_0"
 
 
 def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, size: int = CROP_SIZE, scale: float = CROP_SCALE) -> np.ndarray:
@@ -81,6 +85,16 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def crop_features(net, crops: list[np.ndarray]) -> np.ndarray:
+    """The classifier's pooled features ``(len(crops), F)`` for BGR crops (:data:`FEATURES_OUTPUT`).
+
+    Raises ``cv2.error`` when the classifier has no such tensor (a model of another shape)."""
+    if not crops:
+        return np.zeros((0, 0), np.float32)
+    net.setInput(crops_to_blob(crops))
+    return np.asarray(net.forward(FEATURES_OUTPUT), np.float32).reshape(len(crops), -1)
 
 
 def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_below: float = 1.0, only=None) -> np.ndarray:

@@ -49,6 +49,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -448,6 +449,28 @@ def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide:
     return Match(tuple(float(v) for v in best[face][1]), face, {f: v[0] for f, v in best.items()})
 
 
+def straight_crop(ctx: np.ndarray, h=None) -> np.ndarray:
+    """The face classifier's view of the face at hypothesis ``h`` of a context crop: ``CROP_SIZE``
+    pixels, the face upright (its edges along the crop's) in the middle, ``CROP_SCALE`` faces wide.
+    Without ``h``, the context's own central square (a context cut around an aligned outline).
+
+    >>> ctx = np.zeros((CONTEXT, CONTEXT, 3), np.uint8); ctx[28:68, 28:68] = 255   # the central FACE_PX square
+    >>> crop = straight_crop(ctx)
+    >>> crop.shape, int(crop[24, 24, 0]), int(crop[2, 2, 0])
+    ((48, 48, 3), 255, 0)
+    """
+    if h is None:
+        h = (CONTEXT - 1) / 2, (CONTEXT - 1) / 2, FACE_PX, 0.0
+    x, y, a, b, c, d = _affine(h)
+    A = np.array([[a, b], [c, d]], np.float64)
+    face_px = CROP_SIZE / CROP_SCALE
+    # crop pixel = m + face_px * A^-1 (context pixel - centre): the face's unit square -> face_px
+    inv = face_px * np.linalg.inv(A)
+    m = (CROP_SIZE - 1) / 2
+    M = np.hstack([inv, (np.array([m, m]) - inv @ np.array([x, y]))[:, None]])
+    return cv2.warpAffine(ctx, M, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
 # --------------------------------------------------------------------------------------------
 # The taught set
 
@@ -470,6 +493,11 @@ class TaughtSet:
     # the largest ratio of its distance to g over its distance to f (above 1: that view looked more
     # like f than like g). Reading f over g then needs a clearer win.
     confusion: dict = field(default_factory=dict)
+    # Each kept view as the face classifier sees a die (CROP_SIZE px, the aligned face upright in
+    # its middle, CROP_SCALE faces wide), with its face: read with the reader's own classifier, its
+    # features name a taught die's face a second way (:class:`FeatureMatcher`). None in older files.
+    crops: np.ndarray | None = field(default=None, repr=False)
+    crop_faces: tuple[str, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "_rows", _Rows(np.asarray(self.descriptors, np.float32), np.array(self.faces), VARIANTS_PER_VIEW))
@@ -683,7 +711,8 @@ def teach(examples: dict[str, list[np.ndarray]], *, name: str, kind: str | None 
     confusion = _confusion(contexts, labels, rows)
     return TaughtSet(name=name, kind=kind, descriptors=np.concatenate(rows), faces=tuple(faces), scale=scale,
                      views={f: labels.count(f) for f in KIND_FACES[kind]}, created=time.strftime("%Y-%m-%dT%H:%M:%S"),
-                     body=_body_colour(contexts, hyps), confusion=confusion)
+                     body=_body_colour(contexts, hyps), confusion=confusion,
+                     crops=np.stack([straight_crop(c, h) for c, h in zip(contexts, hyps)]), crop_faces=tuple(labels))
 
 
 # --------------------------------------------------------------------------------------------
@@ -697,8 +726,9 @@ def save_taught(taught: TaughtSet, path: str | Path) -> Path:
             "views": taught.views, "created": taught.created, "descriptor": DESCRIPTOR, "body": list(taught.body),
             "confusion": taught.confusion}
     tmp = path.with_name(path.name + ".tmp.npz")
+    views = {} if taught.crops is None else {"crops": np.asarray(taught.crops, np.uint8), "crop_faces": np.array(taught.crop_faces)}
     np.savez_compressed(tmp, descriptors=taught.descriptors.astype(np.float32), faces=np.array(taught.faces),
-                        meta=np.array(json.dumps(meta)))
+                        meta=np.array(json.dumps(meta)), **views)
     tmp.replace(path)
     return path
 
@@ -714,6 +744,8 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
             desc = np.asarray(data["descriptors"], np.float32)
             faces = tuple(str(f) for f in data["faces"])
             meta = json.loads(str(data["meta"]))
+            crops = np.asarray(data["crops"]) if "crops" in data.files else None
+            crop_faces = tuple(str(f) for f in data["crop_faces"]) if "crop_faces" in data.files else ()
     except KeyError:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
@@ -752,10 +784,15 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
             and all(f in KIND_FACES[kind] and isinstance(v, (int, float)) and v >= 0 for f, v in row.items())
             for g, row in confusion.items())):
         raise UserError(f"{path}: bad 'confusion' (expected, per face, a ratio per other face of {kind} dice)")
+    if crops is not None and (crops.dtype != np.uint8 or crops.shape[1:] != (CROP_SIZE, CROP_SIZE, 3)
+                              or len(crops) != len(crop_faces) or not set(crop_faces) <= set(KIND_FACES[kind])):
+        raise UserError(f"{path}: 'crops' must be N x {CROP_SIZE} x {CROP_SIZE} x 3 bytes with a face of {kind} dice "
+                        f"each in 'crop_faces' (got {crops.shape} {crops.dtype}, {len(crop_faces)} faces): teach again")
     return TaughtSet(name=str(meta.get("name", path.stem)), kind=kind, descriptors=desc, faces=faces,
                      scale=float(scale), views=dict(meta.get("views", {})), created=str(meta.get("created", "")),
                      version=int(version), body=tuple(float(v) for v in body),
-                     confusion={g: {f: float(v) for f, v in row.items()} for g, row in confusion.items()})
+                     confusion={g: {f: float(v) for f, v in row.items()} for g, row in confusion.items()},
+                     crops=crops, crop_faces=crop_faces)
 
 
 def load_taught_or_default(path: str | Path):
@@ -1090,6 +1127,47 @@ def view_context(frame: np.ndarray, corners) -> np.ndarray:
     return face_context(frame, view_outline(frame, corners))
 
 
+class FeatureMatcher:
+    """Names a taught die's face a second way: by the reader's face classifier's features, compared
+    with those of the taught views (:attr:`TaughtSet.crops`, each at its four quarter turns).
+
+    The classifier was trained on pips, letters and stars in many fonts and colours at any turn,
+    so its features tell faces of a design it never saw apart where the taught set's own
+    descriptors (a grey patch and colours) mix them up (engraved letters, words). Features are
+    square-rooted, centred on the taught views' mean and compared by cosine similarity.
+    """
+
+    def __init__(self, net, crops: np.ndarray, faces: tuple[str, ...]):
+        turned = [np.ascontiguousarray(np.rot90(c, k)) for c in crops for k in range(4)]
+        feats = np.sqrt(np.maximum(crop_features(net, turned), 0.0))
+        self._net = net
+        self._centre = feats.mean(0)
+        self._rows = self._normalised(feats)
+        self._faces = np.repeat(np.array(faces), 4)
+        self.faces = tuple(dict.fromkeys(faces))
+
+    def _normalised(self, feats: np.ndarray) -> np.ndarray:
+        f = feats - self._centre
+        return f / np.maximum(np.linalg.norm(f, axis=1, keepdims=True), 1e-9)
+
+    def similarities(self, crops: list[np.ndarray]) -> list[dict]:
+        """For each crop (:func:`straight_crop`), each taught face's best cosine similarity (-1..1)."""
+        if not crops:
+            return []
+        sims = self._normalised(np.sqrt(np.maximum(crop_features(self._net, crops), 0.0))) @ self._rows.T
+        return [{f: float(row[self._faces == f].max()) for f in self.faces} for row in sims]
+
+    @staticmethod
+    def best(similarity: dict) -> tuple[str, float]:
+        """The most similar face and its lead over the next face.
+
+        >>> FeatureMatcher.best({"L": 0.9, "R": 0.7, "C": 0.1})
+        ('L', 0.2)
+        """
+        ranked = sorted(similarity.items(), key=lambda kv: -kv[1])
+        return ranked[0][0], round(ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0), 6)
+
+
 class TaughtReader:
     """Wraps a dice reader: it finds the dice, the taught set names their faces (and finds the
     taught dice the reader missed).
@@ -1101,13 +1179,21 @@ class TaughtReader:
         self.reader = reader
         self.taught = taught
         self.sure_confidence = sure_confidence
+        self.features = None
+        net = getattr(reader, "_classifier", None)
+        if net is not None and taught.crops is not None and len(taught.crops):
+            try:
+                self.features = FeatureMatcher(net, taught.crops, taught.crop_faces)
+            except cv2.error:
+                self.features = None  # a classifier without the pooled features: the descriptors alone
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
         reading = self.reader.read(frame, dice_kind=dice_kind, **options)
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or reading.verdict == "no_dice" and not reading.message.startswith("No dice"):
             return reading  # a blank or unreadable picture stays so
         blurred = getattr(getattr(self.reader, "settings", None), "blurred_sharpness", 0.09)
-        return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred)
+        return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
+                       features=self.features)
 
 
 def _grown(corners, factor: float) -> np.ndarray:
@@ -1131,15 +1217,60 @@ def _same_die(die, taught_die) -> bool:
     return _inside(die.centre, taught_die.corners, grow=1.3) or _inside(taught_die.centre, die_corners(die))
 
 
+# A taught die's face named by the classifier's features (FeatureMatcher) counts as a second
+# opinion when it leads the next face by at least FEATURE_LEAD cosine similarity. It makes a die
+# the descriptors named the same way sure only when their own confidence is at least
+# FEATURE_RESCUE_FLOOR and no other find lies within NEIGHBOURS of its sides: without the floor,
+# finds whose crop showed a neighbour's word (both cues read that word) became sure and wrong;
+# without the neighbour rule, side faces showing a ring (both read it as the dot face).
+# Chosen on renderer seeds 3->7 and 5->9 (teach -> read, bench_teach's designs), not on the
+# benchmark's 1->2: sure-and-wrong frames 7 -> 6 of 360, die accuracy -0.9 to +2.4 points.
+FEATURE_LEAD = 0.1
+FEATURE_RESCUE_FLOOR = 0.1
+NEIGHBOURS = 1.6
+
+
+def _alone(t: TaughtDie, found: list[TaughtDie]) -> bool:
+    """No other find lies within NEIGHBOURS of this one's sides (whose face, or side, would show in
+    the features' crop, or of which this one could be the side)."""
+    return all(k is t or np.linalg.norm(k.centre - t.centre) > NEIGHBOURS * max(k.side, t.side) for k in found)
+
+
+def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone: bool = True) -> TaughtDie:
+    """A taught die judged again with the features' view of it (:meth:`FeatureMatcher.similarities`).
+
+    Both name the same face: sure when either is (the descriptors' confidence, or a clear lead of
+    the features where the descriptors are not lost). The features clearly name another face:
+    unsure (one of them is wrong). Otherwise the descriptors' judgement stands.
+
+    >>> t = TaughtDie("L", 0.4, np.zeros((4, 2)), 1.0)
+    >>> second_opinion(t, {"L": 0.9, "R": 0.5}, 0.6).confidence
+    0.6
+    >>> second_opinion(replace(t, confidence=0.9), {"L": 0.2, "R": 0.5}, 0.6).confidence
+    0.5
+    >>> second_opinion(t, {"L": 0.9, "R": 0.85}, 0.6).confidence
+    0.4
+    >>> second_opinion(replace(t, confidence=0.05), {"L": 0.9, "R": 0.5}, 0.6).confidence
+    0.05
+    """
+    face, lead = FeatureMatcher.best(similarity)
+    if lead < FEATURE_LEAD:
+        return t
+    if face == t.face:
+        return replace(t, confidence=max(t.confidence, sure_confidence)) if alone and t.confidence >= FEATURE_RESCUE_FLOOR else t
+    return replace(t, confidence=min(t.confidence, 0.5))
+
+
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
-            blurred_sharpness: float = 0.09):
+            blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
     look like the taught design keep the reader's face and confidence. Where the reader is sure of a
     die that looks like the taught design, the taught set naming it the same leaves the reader's die
     as it is, and naming it otherwise makes the die unsure (one of them is wrong). With no taught
-    die in the frame the reading is returned unchanged.
+    die in the frame the reading is returned unchanged. With ``features`` (a :class:`FeatureMatcher`
+    for this set) each taught die also gets :func:`second_opinion`.
 
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
     design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
@@ -1150,6 +1281,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     from lcr_pi.vision.reader import DieReading, describe_position, verdict_for
 
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
+    if features is not None and found:
+        views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
+        found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found)) for t, v in zip(found, views)]
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
     # look-alike: it makes the frame unsure rather than being announced.
     found = [t if any(_same_die(d, t) for d in reading.dice) else replace(t, confidence=min(t.confidence, 0.5))

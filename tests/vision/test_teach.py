@@ -42,9 +42,11 @@ class BoxReader:
     the face, too big, or only a mark on it), every face 'dot' and unsure, as the shipped reader
     would read a design it has never seen. ``skip`` leaves out every n-th die (a detector miss)."""
 
-    def __init__(self, scenes, skip: int = 0):
+    def __init__(self, scenes, skip: int = 0, classifier=None):
         self.by_id = {id(img): sc for img, sc in scenes}
         self.skip = skip
+        if classifier is not None:
+            self._classifier = classifier  # the face classifier whose features name taught faces again
 
     def read(self, frame, *, dice_kind="auto", calibration=None):
         scene = self.by_id[id(frame)]
@@ -69,8 +71,9 @@ def taught_from(scenes, views: int = 5, name: str = "x"):
     return teach(examples, name=name, kind="lcr")
 
 
-def read_all(taught, scenes, skip: int = 0):
-    reader = TaughtReader(BoxReader(scenes, skip), taught)
+def read_all(taught, scenes, skip: int = 0, classifier=None):
+    reader = TaughtReader(BoxReader(scenes, skip, classifier), taught)
+    assert (reader.features is not None) == (classifier is not None)
     right = wrong = unsure = 0
     for image, scene in scenes:
         reading = reader.read(image, dice_kind="lcr")
@@ -139,6 +142,37 @@ def test_a_second_unseen_design_drawn_by_the_renderer():
     # letter half in shadow) is read as an L with confidence; bench_teach.py measures 60 scenes.
     assert wrong <= 1, f"{wrong} of {n} dice read wrong with confidence"
     assert right / n >= 0.6, (right, unsure, n)
+
+
+@pytest.fixture(scope="module")
+def face_classifier():
+    import cv2
+
+    from lcr_pi.vision.reader import DEFAULT_MODELS
+
+    return cv2.dnn.readNetFromONNX(str(DEFAULT_MODELS / "dice_faces.onnx"))
+
+
+@pytest.mark.parametrize("design", ["green-engraved", "violet-words"])
+def test_the_face_classifiers_features_name_an_unseen_designs_faces(design, face_classifier):
+    """The reader's classifier never saw engraved green letters or the words LEFT/RIGHT, yet its
+    features put each held-out face nearest the taught views of the same face."""
+    from lcr_pi.vision.teach import FeatureMatcher, straight_crop
+
+    taught = taught_from(bench_teach.design_scenes(1, 24, design=design), name=design)
+    kept = sum(taught.views.values())  # one crop per view kept (a badly cut view is left out)
+    assert taught.crops.shape == (kept, 48, 48, 3) and kept >= 16 and sorted(set(taught.crop_faces)) == ["C", "L", "R", "dot"]
+    features = FeatureMatcher(face_classifier, taught.crops, taught.crop_faces)
+    named = [features.best(features.similarities([straight_crop(face_context(image, die.corners))])[0])[0] == die.face
+             for image, scene in bench_teach.design_scenes(2, 12, design=design) for die in scene.dice if not die.cocked]
+    assert len(named) >= 20 and np.mean(named) >= 0.9, (sum(named), len(named))
+
+
+def test_the_features_second_opinion_reads_more_dice_and_none_wrong(face_classifier):
+    taught = taught_from(bench_teach.design_scenes(1, 24, design="violet-words"), name="words")
+    scenes = bench_teach.design_scenes(2, 12, design="violet-words")
+    alone, with_features = read_all(taught, scenes), read_all(taught, scenes, classifier=face_classifier)
+    assert with_features[1] == 0 and with_features[0] >= alone[0], (alone, with_features)
 
 
 def test_ordinary_dice_keep_the_readers_answer(painted):
@@ -229,6 +263,10 @@ def test_save_load_and_the_games_fallback(painted, tmp_path):
     assert loaded.name == "violet" and loaded.kind == "lcr" and loaded.faces == taught.faces
     assert np.allclose(loaded.descriptors, taught.descriptors) and loaded.views == taught.views
     assert loaded.body == taught.body and loaded.confusion == taught.confusion
+    assert np.array_equal(loaded.crops, taught.crops) and loaded.crop_faces == taught.crop_faces
+    # A file from before the classifier's views were kept still loads: its set reads by descriptors alone.
+    older = save_taught(replace(taught, crops=None, crop_faces=()), tmp_path / "teach-older.npz")
+    assert load_taught(older).crops is None and TaughtReader(object(), load_taught(older)).features is None
     assert load_taught_or_default(path)[1] is None
     assert load_taught_or_default(tmp_path / "none.npz") == (None, None)
 
@@ -274,6 +312,10 @@ def test_teach_files_with_wrong_contents_are_named(painted, tmp_path):
                   "meta": np.array(json.dumps(meta | {"body": [1, 2]}))}, "bad 'body' [1, 2]"),
         "confusion": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
                        "meta": np.array(json.dumps(meta | {"confusion": {"L": {"6": 1.0}}}))}, "bad 'confusion'"),
+        "crops": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces), "meta": np.array(json.dumps(meta)),
+                   "crops": taught.crops[:, :20], "crop_faces": np.array(taught.crop_faces)}, "'crops' must be N x 48 x 48 x 3"),
+        "crop faces": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces), "meta": np.array(json.dumps(meta)),
+                        "crops": taught.crops, "crop_faces": np.array(["6"] * len(taught.crops))}, "'crops' must be"),
     }
     for name, (arrays, problem) in cases.items():
         path = tmp_path / f"{name}.npz"
