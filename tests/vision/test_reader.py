@@ -77,6 +77,24 @@ def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confid
     assert interpret(weaker, very_sure, (480, 1000), "pip", rescue).unsure_dice == (1,)
 
 
+def test_a_find_far_larger_than_the_rolls_dice_is_not_a_die_unless_the_reader_is_sure_of_it():
+    # Two dice 50 px across and a poker chip beside the tray found at 100 px, which the classifier
+    # half takes for a leaning die: without the rule the frame would be "cocked" for nothing.
+    finds = dets(2) + [Detection(800, 300, 100, 100, 0.0, 0.6)]
+    p = probs_for("3", "5", "cocked", share=0.97)
+    p[2] = 0
+    p[2, CLASSES.index("cocked")], p[2, CLASSES.index("1")] = 0.7, 0.3
+    r = interpret(finds, p, (480, 1000), "pip", ReaderSettings())
+    assert (r.verdict, r.faces) == ("clear", ("3", "5"))
+    # Just under 1.8 times the dice it stays, and is said as a doubt.
+    finds[2] = Detection(800, 300, 89, 89, 0.0, 0.6)
+    assert interpret(finds, p, (480, 1000), "pip", ReaderSettings()).verdict == "cocked"
+    # A large find the reader is sure of is a die (a close-up one, or the roll's only sure die).
+    sure_big = probs_for("3", "5", "6", share=0.97)
+    finds[2] = Detection(800, 300, 100, 100, 0.0, 0.9)
+    assert interpret(finds, sure_big, (480, 1000), "pip", ReaderSettings()).faces == ("3", "5", "6")
+
+
 def test_cocked_die_gets_cocked_verdict():
     r = interpret(dets(2), probs_for("3", "cocked"), (480, 1000), "pip", ReaderSettings())
     assert r.verdict == "cocked" and 1 in r.unsure_dice and r.dice[1].cocked
