@@ -43,12 +43,15 @@ VERDICTS = ("clear", "unsure", "obstructed", "cocked", "no_dice")
 # (1280x960, 40 tables, 245 finds on dice) the finds on dice were 0.62-1.29 of the calibrated size
 # (perspective, the die's tilt on the detector's box); half the finds on no die were under 0.35.
 DIE_SIZE_RANGE = (0.5, 2.0)
-# Without a calibrated size: a find the reader is not sure of, more than this many times the median
-# size of the frame's sure finds, is not a die. On the held-out calibration frames (78 photos, 600
-# renders) dice measured 0.56-1.69 times that median (99.9% under 1.57); 11 of 412 finds on no die
-# were over 1.8 times it (on the pi-black-tray renders: poker chips beside the tray, taken for
-# leaning dice).
+# Without a calibrated size: a find more than OUTSIZED times the median size of the frame's sure
+# finds, on which the classifier sees no face (its best face under FACELESS), is not a die. On the
+# held-out calibration frames (78 photos, 600 renders) dice measured 0.56-1.69 times that median
+# (99.9% under 1.57); 11 of 412 finds on no die were over 1.8 times it (on the pi-black-tray
+# renders: poker chips beside the tray, taken for leaning dice). The face condition keeps a real die
+# seen much larger than the others (a steep view) that the reader merely doubts: dropping it lost a
+# die silently in a rendered teach scene.
 OUTSIZED = 1.8
+FACELESS = 0.1
 
 _PIP = [CLASSES.index(c) for c in ("1", "2", "3", "4", "5", "6")]
 _LCR = [CLASSES.index(c) for c in ("1", "L", "C", "R")]
@@ -339,16 +342,16 @@ def _judge(d, p: np.ndarray, allowed: list[int], st: ReaderSettings) -> tuple[st
 
 
 def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: ReaderSettings) -> list[int]:
-    """``keep`` without the finds that are not sure and more than :data:`OUTSIZED` times the median
-    size of the frame's sure finds: the dice of one roll are one size, so such a find is a poker
-    chip, a cup's rim or a screw hole, not a die (and not a leaning one: its "cocked" would stop
-    the game for nothing)."""
+    """``keep`` without the finds more than :data:`OUTSIZED` times the median size of the frame's
+    sure finds whose best face has under :data:`FACELESS` of the probability: the dice of one roll
+    are one size, so such a find is a poker chip or a cup's rim, not a die (and not a leaning one:
+    its "cocked" would stop the game for nothing)."""
     allowed = _allowed(kind)
     sure = [dets[i].side for i in keep if _judge(dets[i], probs[i], allowed, st)[3]]
     if not sure:
         return keep
     limit = OUTSIZED * float(np.median(sure))
-    return [i for i in keep if dets[i].side <= limit or _judge(dets[i], probs[i], allowed, st)[3]]
+    return [i for i in keep if dets[i].side <= limit or _judge(dets[i], probs[i], allowed, st)[1] >= FACELESS]
 
 
 def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None) -> Reading:

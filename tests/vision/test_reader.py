@@ -77,22 +77,27 @@ def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confid
     assert interpret(weaker, very_sure, (480, 1000), "pip", rescue).unsure_dice == (1,)
 
 
-def test_a_find_far_larger_than_the_rolls_dice_is_not_a_die_unless_the_reader_is_sure_of_it():
-    # Two dice 50 px across and a poker chip beside the tray found at 100 px, which the classifier
-    # half takes for a leaning die: without the rule the frame would be "cocked" for nothing.
+def test_a_find_far_larger_than_the_rolls_dice_that_shows_no_face_is_not_a_die():
+    # Two dice 50 px across and a poker chip beside the tray found at 100 px, on which the classifier
+    # sees no face and half a leaning die: without the rule the frame would be "cocked" for nothing.
     finds = dets(2) + [Detection(800, 300, 100, 100, 0.0, 0.6)]
     p = probs_for("3", "5", "cocked", share=0.97)
     p[2] = 0
-    p[2, CLASSES.index("cocked")], p[2, CLASSES.index("1")] = 0.7, 0.3
+    p[2, CLASSES.index("cocked")], p[2, CLASSES.index("background")], p[2, CLASSES.index("1")] = 0.6, 0.35, 0.05
     r = interpret(finds, p, (480, 1000), "pip", ReaderSettings())
     assert (r.verdict, r.faces) == ("clear", ("3", "5"))
     # Just under 1.8 times the dice it stays, and is said as a doubt.
     finds[2] = Detection(800, 300, 89, 89, 0.0, 0.6)
     assert interpret(finds, p, (480, 1000), "pip", ReaderSettings()).verdict == "cocked"
-    # A large find the reader is sure of is a die (a close-up one, or the roll's only sure die).
-    sure_big = probs_for("3", "5", "6", share=0.97)
+    # A large find on which the classifier sees a face is a die, doubted or not (a die seen much
+    # larger than the others in a steep view must not go missing).
     finds[2] = Detection(800, 300, 100, 100, 0.0, 0.9)
-    assert interpret(finds, sure_big, (480, 1000), "pip", ReaderSettings()).faces == ("3", "5", "6")
+    assert interpret(finds, probs_for("3", "5", "6", share=0.97), (480, 1000), "pip", ReaderSettings()).faces == ("3", "5", "6")
+    doubted = probs_for("3", "5", "6", share=0.97)
+    doubted[2] = 0
+    doubted[2, CLASSES.index("6")], doubted[2, CLASSES.index("cocked")] = 0.3, 0.7
+    r = interpret(finds, doubted, (480, 1000), "pip", ReaderSettings())
+    assert r.faces == ("3", "5", "6") and r.verdict == "cocked"
 
 
 def test_cocked_die_gets_cocked_verdict():
