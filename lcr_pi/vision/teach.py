@@ -1252,6 +1252,8 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     0.4
     >>> second_opinion(replace(t, confidence=0.05), {"L": 0.9, "R": 0.5}, 0.6).confidence
     0.05
+    >>> second_opinion(t, {"L": 0.9, "R": 0.5}, 0.6, alone=False).confidence   # another find touches it
+    0.4
     """
     face, lead = FeatureMatcher.best(similarity)
     if lead < FEATURE_LEAD:
