@@ -63,7 +63,9 @@ def run(args) -> int:
     reader = DiceReader(args.models)
     metrics, rows = evaluate_folder(args.folder, reader.read, args.kind, args.limit, items)
     if args.json:
-        print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS} | {"images": metrics["images"], "dice": metrics["dice"]}
+        print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS}
+                         | {"silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
+                            "images": metrics["images"], "dice": metrics["dice"]}
                          | ({"label_corrections": len(applied)} if args.corrections else {})))
     else:
         print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice")
@@ -77,6 +79,8 @@ def run(args) -> int:
         print(f"  detection recall  {metrics['recall']:.2%}   precision {metrics['precision']:.2%}")
         print(f"  unsure images     {metrics['unsure_rate']:.2%}")
         print(f"  silent errors     {metrics['silent_error_rate']:.2%}  (sure and wrong)")
+        print(f"    ... with the number of dice right  {metrics['silent_error_rate_counted']:.2%}  "
+              f"(the referee's dice count catches the rest)")
         print(f"  median time       {metrics['ms_per_image_median']:.1f} ms per image")
     if args.errors:
         for item, reading, score in rows:

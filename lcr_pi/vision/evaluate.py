@@ -149,6 +149,11 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
     >>> m = summarize([s, u], [10.0, 30.0])
     >>> (m["die_accuracy"], m["image_accuracy"], m["unsure_rate"], m["ms_per_image_median"])
     (0.6666666666666666, 0.5, 0.5, 20.0)
+    >>> extra = ImageScore(1, 2, 1, 1, 1, False, False, True)     # a second, made-up die, sure
+    >>> wrong = ImageScore(1, 1, 1, 1, 0, False, False, True)     # the one die misread, sure
+    >>> m = summarize([extra, wrong], [1.0, 1.0])
+    >>> m["silent_error_rate"], m["silent_error_rate_counted"]
+    (1.0, 0.5)
     """
     n_images = len(scores)
     labelled = sum(s.labelled_dice for s in scores)
@@ -162,5 +167,10 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
         "precision": sum(s.matched_reads for s in scores) / read if read else 1.0,
         "unsure_rate": sum(s.unsure for s in scores) / n_images if n_images else 0.0,
         "silent_error_rate": sum(s.silent_error for s in scores) / n_images if n_images else 0.0,
+        # At the table the referee knows how many dice were rolled and asks again when the reading
+        # has another number: only a sure and wrong reading with the right number of dice is
+        # announced as a wrong roll.
+        "silent_error_rate_counted": (sum(s.silent_error and s.read_dice == s.labelled_dice for s in scores) / n_images
+                                      if n_images else 0.0),
         "ms_per_image_median": statistics.median(milliseconds) if milliseconds else 0.0,
     }

@@ -71,6 +71,9 @@ def test_metrics_with_boxes_are_exact(tmp_path):
     assert metrics["image_accuracy"] == pytest.approx(1 / 4)
     assert metrics["unsure_rate"] == pytest.approx(1 / 4)
     assert metrics["silent_error_rate"] == pytest.approx(2 / 4)
+    # Both silent errors have the right number of dice (one die misread; one missed and one made up),
+    # so the referee's count would not catch them.
+    assert metrics["silent_error_rate_counted"] == pytest.approx(2 / 4)
     assert metrics["recall"] == pytest.approx(5 / 6)
     assert metrics["precision"] == pytest.approx(5 / 6)
     assert metrics["image_accuracy"] + metrics["unsure_rate"] + metrics["silent_error_rate"] == pytest.approx(1)
@@ -92,6 +95,7 @@ def test_metrics_by_multiset_without_boxes(tmp_path):
     assert metrics["precision"] == pytest.approx(6 / 7)  # min(3,3) + min(2,3) + min(1,1) over 7 read
     assert metrics["recall"] == pytest.approx(1.0)
     assert (metrics["image_accuracy"], metrics["silent_error_rate"], metrics["unsure_rate"]) == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+    assert metrics["silent_error_rate_counted"] == 0.0  # three dice read for two: the referee asks again
 
 
 def test_pip_boxes_match_by_centre():
