@@ -56,8 +56,8 @@ MAX_SILENT = 0.005
 # the confidence falls from 0.9 to 0.8 (the same two rendered frames are wrong at both), so the rule
 # above would take 0.8; every model that took a threshold under 0.9 (the third-round classifier with
 # glare augmentation, the two classifiers averaged, a detector trained further) then made 2-5 times
-# the held-out silent errors on the test sets and the holdout renders: extra finds on side faces and
-# on a tray's screw holes, read at 0.8-0.95. A die announced as fact needs at least 90% of the
+# the held-out silent errors on the test sets and the holdout renders, mostly finds where there is
+# no die (side faces, a tray's screw holes). A die announced as fact needs at least 90% of the
 # classifier's belief, whatever too few held-out frames allow. (This lesson came from test sets.)
 MIN_SURE_CONFIDENCE = 0.9
 # The reader looks again at a die it is not sure of at this many right-angle turns (the classifier
