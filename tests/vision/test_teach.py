@@ -168,6 +168,24 @@ def test_the_face_classifiers_features_name_an_unseen_designs_faces(design, face
     assert len(named) >= 20 and np.mean(named) >= 0.9, (sum(named), len(named))
 
 
+def test_a_classifier_without_the_pooled_features_leaves_the_descriptors_alone(painted):
+    """Another classifier (a retrained one of another shape) has no tensor by that name: the taught
+    set then reads by its descriptors, as before, instead of failing the game."""
+    import cv2
+
+    class OtherClassifier:
+        def setInput(self, blob):
+            pass
+
+        def forward(self, name=None):
+            raise cv2.error("DNN: tensor '/12/Flatten_output_0' is not found in the graph")
+
+    taught, scenes = painted
+    reader = BoxReader(scenes)
+    reader._classifier = OtherClassifier()
+    assert TaughtReader(reader, taught).features is None
+
+
 def test_the_features_second_opinion_reads_more_dice_and_none_wrong(face_classifier):
     taught = taught_from(bench_teach.design_scenes(1, 24, design="violet-words"), name="words")
     scenes = bench_teach.design_scenes(2, 12, design="violet-words")
