@@ -353,7 +353,8 @@ def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     out = tmp_path / "teach-violet.npz"
     assert main(["teach", "--folder", str(tmp_path / "rolls"), "--name", "violet", "--kind", "lcr", "--out", str(out)]) == 0
     assert "saved" in capsys.readouterr().out
-    assert load_taught(out).kind == "lcr"
+    taught = load_taught(out)
+    assert taught.kind == "lcr" and len(taught.crops) == sum(taught.views.values())  # the classifier's views too
     # Too few pictures of one face: named, nothing saved.
     write_roll_folder(tmp_path / "few", scenes[:1])
     assert main(["teach", "--folder", str(tmp_path / "few"), "--name", "v", "--kind", "lcr", "--out", str(tmp_path / "f.npz")]) == 2
