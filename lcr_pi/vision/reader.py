@@ -347,11 +347,12 @@ def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: R
     are one size, so such a find is a poker chip or a cup's rim, not a die (and not a leaning one:
     its "cocked" would stop the game for nothing)."""
     allowed = _allowed(kind)
-    sure = [dets[i].side for i in keep if _judge(dets[i], probs[i], allowed, st)[3]]
+    judged = {i: _judge(dets[i], probs[i], allowed, st) for i in keep}
+    sure = [dets[i].side for i in keep if judged[i][3]]
     if not sure:
         return keep
     limit = OUTSIZED * float(np.median(sure))
-    return [i for i in keep if dets[i].side <= limit or _judge(dets[i], probs[i], allowed, st)[1] >= FACELESS]
+    return [i for i in keep if dets[i].side <= limit or judged[i][1] >= FACELESS]
 
 
 def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None) -> Reading:

@@ -726,9 +726,10 @@ def save_taught(taught: TaughtSet, path: str | Path) -> Path:
             "views": taught.views, "created": taught.created, "descriptor": DESCRIPTOR, "body": list(taught.body),
             "confusion": taught.confusion}
     tmp = path.with_name(path.name + ".tmp.npz")
-    views = {} if taught.crops is None else {"crops": np.asarray(taught.crops, np.uint8), "crop_faces": np.array(taught.crop_faces)}
+    classifier_views = ({} if taught.crops is None else
+                        {"crops": np.asarray(taught.crops, np.uint8), "crop_faces": np.array(taught.crop_faces)})
     np.savez_compressed(tmp, descriptors=taught.descriptors.astype(np.float32), faces=np.array(taught.faces),
-                        meta=np.array(json.dumps(meta)), **views)
+                        meta=np.array(json.dumps(meta)), **classifier_views)
     tmp.replace(path)
     return path
 
@@ -1139,12 +1140,15 @@ class FeatureMatcher:
 
     def __init__(self, net, crops: np.ndarray, faces: tuple[str, ...]):
         turned = [np.ascontiguousarray(np.rot90(c, k)) for c in crops for k in range(4)]
-        feats = np.sqrt(np.maximum(crop_features(net, turned), 0.0))
         self._net = net
+        feats = self._rooted(turned)
         self._centre = feats.mean(0)
         self._rows = self._normalised(feats)
         self._faces = np.repeat(np.array(faces), 4)
         self.faces = tuple(dict.fromkeys(faces))
+
+    def _rooted(self, crops: list[np.ndarray]) -> np.ndarray:
+        return np.sqrt(np.maximum(crop_features(self._net, crops), 0.0))
 
     def _normalised(self, feats: np.ndarray) -> np.ndarray:
         f = feats - self._centre
@@ -1154,7 +1158,7 @@ class FeatureMatcher:
         """For each crop (:func:`straight_crop`), each taught face's best cosine similarity (-1..1)."""
         if not crops:
             return []
-        sims = self._normalised(np.sqrt(np.maximum(crop_features(self._net, crops), 0.0))) @ self._rows.T
+        sims = self._normalised(self._rooted(crops)) @ self._rows.T
         return [{f: float(row[self._faces == f].max()) for f in self.faces} for row in sims]
 
     @staticmethod
