@@ -66,9 +66,12 @@ def run(args) -> int:
         print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS}
                          | {"silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
                             "images": metrics["images"], "dice": metrics["dice"]}
+                         | {k: (None if metrics[k] is None else round(metrics[k], 6))
+                            for k in ("leaning_images", "leaning_caught_rate", "leaning_announced_rate")}
                          | ({"label_corrections": len(applied)} if args.corrections else {})))
     else:
-        print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice")
+        print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice"
+              + (f" (and {metrics['leaning_images']} with a leaning die, judged apart)" if metrics["leaning_images"] else ""))
         if args.corrections:
             print(f"  labels corrected  {len(applied)} {'die' if len(applied) == 1 else 'dice'} (from {args.corrections})")
         for c in stale:
@@ -82,9 +85,15 @@ def run(args) -> int:
         print(f"    ... with the number of dice right  {metrics['silent_error_rate_counted']:.2%}  "
               f"(the referee's dice count catches the rest)")
         print(f"  median time       {metrics['ms_per_image_median']:.1f} ms per image")
+        if metrics["leaning_images"]:
+            print(f"  leaning dice      {metrics['leaning_caught_rate']:.2%} of those pictures read \"cocked\", "
+                  f"{metrics['leaning_announced_rate']:.2%} read clear (a roll announced although a die leans)")
     if args.errors:
         for item, reading, score in rows:
-            if not score.correct:
+            if score.leaning and reading.verdict != "cocked":
+                kind = "LEANING" if reading.verdict == "clear" else "unsure"
+                print(f"{kind:7s} {item.image_path.name}: a die leans; read {sorted(reading.faces)} [{reading.verdict}] {reading.message}")
+            elif not score.correct and not score.leaning:
                 kind = "SILENT" if score.silent_error else "unsure"
                 print(f"{kind:7s} {item.image_path.name}: labelled {sorted(item.faces)} read {sorted(reading.faces)} "
                       f"[{reading.verdict}] {reading.message}")

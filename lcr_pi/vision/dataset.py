@@ -5,7 +5,9 @@ A labelled roll folder holds ``labels.jsonl`` with one JSON object per line::
     {"image": "images/IMG_1.jpg", "faces": ["6", "4"], "boxes": [[x0, y0, x1, y1], ...]}
 
 ``boxes`` (around each whole die's top face) or ``pip_boxes`` (around only the pip pattern) are
-optional and, when present, list one box per face in the same order.
+optional and, when present, list one box per face in the same order. ``cocked`` (optional, one
+true/false per face, as ``lcr-pi render --cocked`` writes it) marks dice leaning on another die or
+the wall: the table re-rolls those, so the right reading of such a picture is "cocked", not a roll.
 
 Validation happens up front so that a mistake is reported once, clearly, with the line number
 and the key at fault, before any slow work starts.
@@ -49,6 +51,12 @@ class LabelledImage:
     boxes: tuple[Box, ...] | None
     box_kind: str | None
     line_number: int
+    cocked: tuple[bool, ...] = ()  # per face, when the labels say which dice lean; () when they do not
+
+    @property
+    def leaning(self) -> bool:
+        """Whether a die in the picture leans on another or on the wall (the table re-rolls it)."""
+        return any(self.cocked)
 
 
 def _parse_boxes(value, key: str, n_faces: int, where: str) -> tuple[Box, ...]:
@@ -94,8 +102,15 @@ def parse_label_line(text: str, line_number: int, labels_name: str, folder: Path
         boxes, box_kind = _parse_boxes(record["boxes"], "boxes", len(faces), where), "die"
     elif "pip_boxes" in record and record["pip_boxes"] is not None:
         boxes, box_kind = _parse_boxes(record["pip_boxes"], "pip_boxes", len(faces), where), "pip"
+    cocked = record.get("cocked")
+    if cocked is None:
+        cocked = ()
+    elif not isinstance(cocked, list) or not all(isinstance(c, bool) for c in cocked):
+        raise UserError(f"{where}: 'cocked' must be a list of true/false, one per face")
+    elif len(cocked) != len(faces):
+        raise UserError(f"{where}: 'cocked' has {len(cocked)} values but 'faces' has {len(faces)} faces")
     path = Path(image) if folder is None else folder / image
-    return LabelledImage(path, tuple(faces), boxes, box_kind, line_number)
+    return LabelledImage(path, tuple(faces), boxes, box_kind, line_number, tuple(cocked))
 
 
 def load_roll_folder(folder: str | os.PathLike) -> list[LabelledImage]:
@@ -243,7 +258,8 @@ def apply_corrections(items: list[LabelledImage], corrections: list[LabelCorrect
             if _path_ends_with(item.image_path.as_posix(), c.image):
                 if c.die == 0 and not _labelled_at(item, c.box):
                     out[k] = replace(item, faces=item.faces + (c.face,),
-                                     boxes=None if item.boxes is None else item.boxes + (c.box,))
+                                     boxes=None if item.boxes is None else item.boxes + (c.box,),
+                                     cocked=item.cocked + (False,) if item.cocked else ())
                     applied.append(c)
                 elif c.die and c.die <= len(item.faces) and item.faces[c.die - 1] == c.labelled:
                     faces = list(item.faces)

@@ -28,6 +28,13 @@ How each image and die is counted (pure functions; no files, no clock):
 * **Recall** = matched labelled dice / labelled dice; **precision** = matched read dice / read dice
   (both regardless of face and of sureness). With no read dice at all, precision is 1.0.
 * **ms_per_image_median** is the median wall time of the reader call alone (image decoding excluded).
+* **Leaning dice.** A picture whose labels mark a die ``cocked`` (leaning on another die or the
+  wall; ``lcr-pi render --cocked`` writes such labels) is judged apart, as calibration judges it:
+  the table re-rolls a leaning die, so the right reading is the verdict ``"cocked"``, and such a
+  picture has no roll to be right or wrong about. It is left out of every metric above and counted
+  in ``leaning_images``; ``leaning_caught_rate`` is the share of them read ``"cocked"``,
+  ``leaning_announced_rate`` the share read ``"clear"`` (a roll announced although a die leans;
+  the rest were unsure: the referee asks). Both are ``None`` when no picture has a leaning die.
 
 >>> from types import SimpleNamespace as NS
 >>> label = LabelledImageLike = NS(faces=("6", "4"), boxes=((0, 0, 10, 10), (20, 0, 30, 10)), box_kind="die")
@@ -59,6 +66,8 @@ class ImageScore:
     unsure: bool
     correct: bool
     silent_error: bool
+    leaning: bool = False  # a die in the picture leans (judged apart; see the module's notes)
+    verdict: str = ""
 
 
 def box_iou(a, b) -> float:
@@ -130,6 +139,8 @@ def score_image(label, reading) -> ImageScore:
         all_right = n_labels == 0
     correct = not unsure and all_right
     return ImageScore(
+        leaning=any(getattr(label, "cocked", ())),
+        verdict=reading.verdict,
         labelled_dice=n_labels,
         read_dice=n_reads,
         matched_labels=matched_labels,
@@ -154,7 +165,13 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
     >>> m = summarize([extra, wrong], [1.0, 1.0])
     >>> m["silent_error_rate"], m["silent_error_rate_counted"]
     (1.0, 0.5)
+    >>> leaning = ImageScore(2, 2, 2, 2, 2, True, False, False, leaning=True, verdict="cocked")
+    >>> m = summarize([s, leaning], [1.0, 1.0])
+    >>> m["images"], m["die_accuracy"], m["leaning_images"], m["leaning_caught_rate"], m["leaning_announced_rate"]
+    (1, 1.0, 1, 1.0, 0.0)
     """
+    apart = [s for s in scores if s.leaning]
+    scores = [s for s in scores if not s.leaning]
     n_images = len(scores)
     labelled = sum(s.labelled_dice for s in scores)
     read = sum(s.read_dice for s in scores)
@@ -173,4 +190,7 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
         "silent_error_rate_counted": (sum(s.silent_error and s.read_dice == s.labelled_dice for s in scores) / n_images
                                       if n_images else 0.0),
         "ms_per_image_median": statistics.median(milliseconds) if milliseconds else 0.0,
+        "leaning_images": len(apart),
+        "leaning_caught_rate": sum(s.verdict == "cocked" for s in apart) / len(apart) if apart else None,
+        "leaning_announced_rate": sum(s.verdict == "clear" for s in apart) / len(apart) if apart else None,
     }

@@ -98,6 +98,31 @@ def test_metrics_by_multiset_without_boxes(tmp_path):
     assert metrics["silent_error_rate_counted"] == 0.0  # three dice read for two: the referee asks again
 
 
+def test_pictures_with_a_leaning_die_are_judged_apart(tmp_path, capsys):
+    """A die labelled cocked is re-rolled at the table: its picture has no roll to get right. Such
+    pictures leave the other metrics alone and are counted by what the reader said about them."""
+    folder = make_folder(tmp_path, [
+        {"faces": ["6", "4"], "boxes": [B1, B2]},  # flat dice read right
+        {"faces": ["L", "dot"], "boxes": [B1, B2], "cocked": [False, True]},  # read "cocked": caught
+        {"faces": ["R", "C"], "boxes": [B1, B2], "cocked": [True, False]},  # read clear: a roll announced
+        {"faces": ["W"], "boxes": [B1], "cocked": [True]},  # unsure: the referee asks
+    ])
+    answers = [
+        reading([die("6", B1), die("4", B2)]),
+        reading([die("L", B1), die("dot", B2)], "cocked", (1,)),
+        reading([die("R", B1), die("C", B2)]),
+        reading([die("W", B1)], "unsure", (0,)),
+    ]
+    metrics, _ = evaluate_folder(folder, ScriptedReader(answers))
+    assert (metrics["images"], metrics["dice"], metrics["die_accuracy"], metrics["image_accuracy"]) == (1, 2, 1.0, 1.0)
+    assert metrics["silent_error_rate"] == 0.0 and metrics["unsure_rate"] == 0.0
+    assert metrics["leaning_images"] == 3
+    assert metrics["leaning_caught_rate"] == pytest.approx(1 / 3) and metrics["leaning_announced_rate"] == pytest.approx(1 / 3)
+    # Without leaning dice in the labels the rates are not numbers: nothing was measured.
+    flat, _ = evaluate_folder(make_folder(tmp_path / "flat", [{"faces": ["6"], "boxes": [B1]}]), ScriptedReader(answers[:1]))
+    assert flat["leaning_images"] == 0 and flat["leaning_caught_rate"] is None and flat["leaning_announced_rate"] is None
+
+
 def test_pip_boxes_match_by_centre():
     label = SimpleNamespace(faces=("1", "6"), boxes=((4, 4, 6, 6), (22, 2, 28, 8)), box_kind="pip")
     read = reading([die("6", (20, 0, 30, 10)), die("1", (0, 0, 10, 10))])
@@ -121,6 +146,8 @@ def test_no_dice_verdict_counts(tmp_path):
     ('{"faces": ["1"]}', "line 1: missing 'image'"),
     ('{"image": "images/0.png", "faces": ["1"], "boxes": [[0, 0, 1]]}', "box 1 must be four numbers"),
     ('{"image": "images/0.png", "faces": ["1", "2"], "boxes": [[0, 0, 1, 1]]}', "has 1 boxes but 'faces' has 2"),
+    ('{"image": "images/0.png", "faces": ["1", "2"], "cocked": [false]}', "'cocked' has 1 values but 'faces' has 2"),
+    ('{"image": "images/0.png", "faces": ["1"], "cocked": ["yes"]}', "'cocked' must be a list of true/false"),
 ])
 def test_folder_validation_messages(tmp_path, content, message):
     make_folder(tmp_path, [{"faces": ["1"]}])
@@ -197,3 +224,20 @@ def test_shipped_corrections_file_is_valid():
     fixes = load_corrections(path)
     assert fixes and all(c.folder.endswith("/test") and c.labelled != c.face for c in fixes)
     assert all((c.die == 0) == (c.labelled is None) == (c.box is not None) for c in fixes)
+
+
+def test_eval_reports_leaning_dice_of_a_rendered_folder(tmp_path, capsys):
+    """``lcr-pi render --cocked`` marks the leaning dice; ``lcr-pi eval`` judges those pictures apart."""
+    folder = tmp_path / "rolls"
+    assert main(["render", str(folder), "--n", "6", "--kind", "lcr", "--size", "640x480", "--dice", "2-3",
+                 "--cocked", "--seed", "5"]) == 0
+    labels = [json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines()]
+    leaning = sum(any(rec["cocked"]) for rec in labels)
+    assert 0 < leaning < len(labels)  # this seed renders both kinds of picture
+    capsys.readouterr()
+    assert main(["eval", str(folder), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["leaning_images"] == leaning and out["images"] == len(labels) - leaning
+    assert 0.0 <= out["leaning_caught_rate"] <= 1.0 and 0.0 <= out["leaning_announced_rate"] <= 1.0
+    assert main(["eval", str(folder)]) == 0
+    assert f"and {leaning} with a leaning die, judged apart" in capsys.readouterr().out
