@@ -11,7 +11,7 @@ import pytest
 
 from lcr_pi.camera import FolderSource, ListSource
 from lcr_pi.cli import main
-from lcr_pi.commands.capture import capture, parse_faces
+from lcr_pi.commands.capture import capture, parse_faces, parse_roll
 from lcr_pi.errors import UserError
 from lcr_pi.vision.dataset import load_roll_folder
 from lcr_pi.vision.reader import DieReading, Reading
@@ -89,3 +89,34 @@ def test_typed_faces_are_checked():
     assert parse_faces("right centre . W") == ("R", "C", "dot", "W")
     with pytest.raises(UserError, match="'7' is not a face"):
         parse_faces("7")
+
+
+def test_a_leaning_die_is_marked_with_a_star_and_eval_judges_its_picture_apart(tmp_path, two_rolls):
+    """``*`` after a face: that die leans (the table re-rolls it). The reader's guess shows the dice it
+    thinks may lean the same way, so Enter keeps them; typed faces replace the guess's marks."""
+    frames, _ = two_rolls
+
+    class LeaningGuess:
+        def __call__(self, frame):
+            dice = (DieReading("2", 0.95, (0, 0, 10, 10), (), (5, 5), "left", True),
+                    DieReading("5", 0.4, (20, 0, 30, 10), (), (25, 5), "right", False, cocked=True))
+            return Reading(dice, "cocked", (1,), "the die at the right may be leaning (cocked), so it cannot be read.")
+
+    prompts, said = [], []
+    answers = iter(["", "6 3*"])
+    n = capture(ListSource(frames), LeaningGuess(), tmp_path / "mine",
+                ask=lambda p: prompts.append(p) or next(answers), say=said.append)
+    assert n == 2 and "faces [2 5*]" in prompts[0] and "saved images/0001.jpg: 6 3*" in said
+    items = load_roll_folder(tmp_path / "mine")
+    assert [i.cocked for i in items] == [(False, True), (False, True)] and all(i.leaning for i in items)
+    answers = iter(["6 3"])  # no star: a flat roll, and no "cocked" key in its label
+    capture(ListSource(frames[24:]), LeaningGuess(), tmp_path / "mine", ask=lambda p: next(answers), say=said.append)
+    last = json.loads((tmp_path / "mine" / "labels.jsonl").read_text().splitlines()[-1])
+    assert "cocked" not in last and load_roll_folder(tmp_path / "mine")[-1].cocked == ()
+
+
+def test_typed_leaning_marks_are_parsed():
+    assert parse_roll("L c* dot") == (("L", "C", "dot"), (False, True, False))
+    assert parse_roll("6*, 4") == (("6", "4"), (True, False))
+    with pytest.raises(UserError, match=r"'\*' is not a face"):
+        parse_roll("6 *")

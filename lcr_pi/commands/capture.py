@@ -1,7 +1,10 @@
 """``lcr-pi capture OUT``: save settled camera frames as a labelled roll folder, asking for the faces.
 
 Each time the dice come to rest the reader's guess is shown ready to accept; type the faces instead
-when it is wrong (``L C dot``, ``6 4 1``), ``s`` to skip the roll, ``q`` to stop. The folder then
+when it is wrong (``L C dot``, ``6 4 1``), ``s`` to skip the roll, ``q`` to stop. A ``*`` after a
+face marks a die that leans on another or on the wall (``L C* dot``; the guess shows the dice the
+reader thinks may lean that way): ``eval`` then judges that picture apart, by whether the reader
+said "cocked" rather than announcing a roll. The folder then
 measures the reader on your own dice: ``lcr-pi eval OUT``. Format: ``../shared/data/README.md``
 (``images/NNNN.jpg`` and ``labels.jsonl``); the labels carry no boxes (the reader's boxes would
 grade the reader by its own answer), so ``eval`` matches dice by their faces.
@@ -39,16 +42,32 @@ def parse_faces(text: str) -> tuple[str, ...]:
     >>> parse_faces("l c Dot"), parse_faces("6, 4 1")
     (('L', 'C', 'dot'), ('6', '4', '1'))
     """
-    faces = []
+    return parse_roll(text)[0]
+
+
+def parse_roll(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """Typed faces -> (face names, which dice lean): a ``*`` after a face marks a leaning die.
+
+    >>> parse_roll("l c* Dot")
+    (('L', 'C', 'dot'), (False, True, False))
+    """
+    faces, leaning = [], []
     for word in text.replace(",", " ").split():
         w = word.strip().lower()
+        leans = w.endswith("*") and len(w) > 1
+        w = w[:-1] if leans else w
         if w in {"1", "2", "3", "4", "5", "6"}:
             faces.append(w)
         elif w in FACE_WORDS:
             faces.append(FACE_WORDS[w])
         else:
-            raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W)")
-    return tuple(faces)
+            raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W; a * after a face marks a leaning die)")
+        leaning.append(leans)
+    return tuple(faces), tuple(leaning)
+
+
+def _shown(faces, leaning) -> str:
+    return " ".join(f + ("*" if lean else "") for f, lean in zip(faces, leaning))
 
 
 def next_index(images: Path) -> int:
@@ -83,10 +102,12 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
             continue
         reading = read(update.frame) if read is not None else None
         guess = tuple(reading.faces) if reading is not None else ()
+        guess_leaning = tuple(bool(getattr(d, "cocked", False)) for d in reading.dice) if reading is not None else ()
         note = f" ({reading.verdict}: {reading.message})" if reading is not None and reading.verdict != "clear" else ""
         while True:
             try:
-                typed = ask(f"Roll {saved + 1}: faces [{' '.join(guess)}]{note} (Enter accepts, s skips, q stops): ")
+                typed = ask(f"Roll {saved + 1}: faces [{_shown(guess, guess_leaning)}]{note} "
+                            f"(Enter accepts, s skips, q stops; * after a face: that die leans): ")
             except EOFError:
                 return saved
             typed = typed.strip()
@@ -96,7 +117,7 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
                 faces = None
                 break
             try:
-                faces = parse_faces(typed) if typed else guess
+                faces, leaning = parse_roll(typed) if typed else (guess, guess_leaning)
             except UserError as exc:
                 say(str(exc))
                 continue
@@ -110,8 +131,11 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
         if not cv2.imwrite(str(out / name), update.frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
             raise UserError(f"could not write {out / name}")
         with labels.open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"image": name, "faces": list(faces), "reader": list(guess)}) + "\n")
-        say(f"saved {name}: {' '.join(faces)}")
+            record = {"image": name, "faces": list(faces), "reader": list(guess)}
+            if any(leaning):
+                record["cocked"] = list(leaning)
+            f.write(json.dumps(record) + "\n")
+        say(f"saved {name}: {_shown(faces, leaning)}")
         index += 1
         saved += 1
     return saved
