@@ -683,7 +683,7 @@ def read_held_out(samples: list[Sample], reader) -> list:
     base = reader.settings
     cached = []
     for s in samples:
-        if not s.held_out:
+        if not s.held_out or mixes_kinds(s.faces):
             continue
         dets = reader.find_dice(s.image, doubt=min(DOUBT_GRID)) or []  # as the reader looks (incl. a second look)
         crops = [crop_die(s.image, d.cx, d.cy, max(d.w, d.h)) for d in dets]
@@ -702,6 +702,18 @@ def read_held_out(samples: list[Sample], reader) -> list:
             kind = "pip"
         cached.append((dets, probs, s.image.shape, label, kind, "synthetic" if s.source == "synthetic" else "real"))
     return cached
+
+
+def mixes_kinds(faces) -> bool:
+    """Whether a frame's faces mix pip dice (2-6) with LCR dice (L, C, R, W): the renderer's "mixed"
+    scenes, which teach the classifier variety but are no roll a table makes. Read as one kind, their
+    other dice cannot be read right (and, in calibration, a pip die renormalised over the LCR faces
+    looked "cocked"): calibration leaves them out.
+
+    >>> mixes_kinds(["6", "L", "1"]), mixes_kinds(["1", "L", "C"]), mixes_kinds(["2", "cocked"])
+    (True, False, False)
+    """
+    return bool(set(faces) & {"2", "3", "4", "5", "6"}) and bool(set(faces) & {"L", "C", "R", "W"})
 
 
 def choose_settings(cached: list, base, max_silent: float = MAX_SILENT, min_confidence: float = MIN_SURE_CONFIDENCE):

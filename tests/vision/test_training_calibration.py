@@ -39,3 +39,25 @@ def test_with_no_wrong_reads_the_loosest_threshold_allowed_wins():
     assert choose_settings(cached, ReaderSettings(), max_silent=0.0, min_confidence=0.5).sure_confidence == 0.5
     # By default never under 0.9, however few wrong reads the held-out frames show.
     assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.9
+
+
+def test_held_out_frames_that_mix_pip_and_lcr_dice_are_not_calibrated_on():
+    """The renderer's "mixed" scenes hold pip and LCR dice in one frame: no table rolls those, and read
+    as one kind their other dice cannot be right, so calibration leaves them out."""
+    from lcr_pi.vision.training import Sample, read_held_out
+
+    class NoDice:  # a reader double: finds nothing, so no model is needed
+        settings = ReaderSettings(tta_rotations=2)
+        _classifier = None
+
+        def find_dice(self, image, doubt=None):
+            return []
+
+    def sample(faces):
+        n = len(faces)
+        return Sample(np.zeros((48, 64, 3), np.uint8), [(10.0 + 20 * i, 10.0) for i in range(n)], [(8.0, 8.0)] * n,
+                      [0.0] * n, list(faces), held_out=True, source="synthetic")
+
+    cached = read_held_out([sample(["6", "L"]), sample(["L", "1"]), sample(["2", "5"]), sample(["C", "cocked"])], NoDice())
+    assert [label.faces for _, _, _, label, _, _ in cached] == [("L", "dot"), ("2", "5"), ("C", "cocked")]
+    assert [kind for *_, kind, _ in cached] == ["wild", "pip", "wild"]
