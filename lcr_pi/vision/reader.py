@@ -89,12 +89,6 @@ class ReaderSettings:
     # names with at least rescue_confidence. Chosen by calibration like the others; 1.0 is off.
     rescue_detection: float = 1.0
     rescue_confidence: float = 1.0
-    # A die leans on something: another die or the tray's wall. A find with no other find within
-    # lean_reach of its size (centre to centre) cannot be leaning on a die, so the classifier's
-    # "cocked" share, which at 48 px is mostly a flat die's neighbour or its own sides showing, is left
-    # out of its judgement. (A leaning die's top face is 1.2-1.45 sides from the die it leans on.)
-    # 0 is off. See the model card for what it changed and what it cannot see (the wall).
-    lean_reach: float = 1.5
 
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
@@ -361,36 +355,6 @@ def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: R
     return [i for i in keep if dets[i].side <= limit or judged[i][1] >= FACELESS]
 
 
-def _without_lean_where_alone(dets, probs: np.ndarray, allowed: list[int], st: ReaderSettings) -> np.ndarray:
-    """``probs`` with a weak ``cocked`` share (under ``st.cocked_probability``, as :func:`_judge`
-    measures it) emptied for every find that has no other find (any find, a die or not: something to
-    lean on) within ``st.lean_reach`` times the larger of the two sizes. A strong share stays: a die
-    alone may still lean on the tray's wall, which the reader does not see.
-
-    >>> from lcr_pi.vision.detect import Detection
-    >>> p = np.zeros((4, len(CLASSES))); p[:, CLASSES.index("3")] = 0.8; p[:, _COCKED] = 0.2
-    >>> p[3, _COCKED], p[3, CLASSES.index("3")] = 0.7, 0.3            # the fourth is strongly "cocked"
-    >>> dets = [Detection(0, 0, 40, 40, 0, 1), Detection(50, 0, 40, 40, 0, 1), Detection(300, 0, 40, 40, 0, 1),
-    ...         Detection(600, 0, 40, 40, 0, 1)]
-    >>> _without_lean_where_alone(dets, p, _PIP, ReaderSettings())[:, _COCKED].tolist()
-    [0.2, 0.2, 0.0, 0.7]
-    """
-    if not st.lean_reach:
-        return probs
-    out = probs
-    for i, d in enumerate(dets):
-        p = probs[i]
-        share = p[_COCKED] / max(float(p[allowed].sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
-        if share >= st.cocked_probability or not p[_COCKED]:
-            continue
-        if all(j == i or math.hypot(e.cx - d.cx, e.cy - d.cy) > st.lean_reach * max(d.side, e.side)
-               for j, e in enumerate(dets)):
-            if out is probs:
-                out = probs.copy()
-            out[i, _COCKED] = 0.0
-    return out
-
-
 def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None) -> Reading:
     """Turn detections, class probabilities and crop sharpness into a Reading (pure; no models)."""
     height, width = shape[:2]
@@ -403,9 +367,8 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     if not keep:
         return Reading((), "no_dice", message="No dice seen on the tray.")
     keep = _without_outsized(dets, probs, keep, _choose_kind(probs[keep], dice_kind), st)
-    kind = _choose_kind(probs[keep], dice_kind)
-    probs = _without_lean_where_alone(dets, probs, _allowed(kind), st)
     probs_kept = probs[keep]
+    kind = _choose_kind(probs_kept, dice_kind)
     blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
     allowed = _allowed(kind)
     dice, unsure, cocked = [], [], []

@@ -106,25 +106,6 @@ def test_cocked_die_gets_cocked_verdict():
     assert "cocked" in r.message
 
 
-def test_a_die_alone_cannot_lean_on_a_die_so_a_weak_cocked_share_does_not_doubt_it():
-    """A die leans on another die or on the wall. Alone (no find within lean_reach of its size) a
-    weak "cocked" share is the classifier's doubt about a flat die, not a lean; beside another die it
-    stays a doubt; a strong share is still "cocked" (the die may lean on the tray's wall)."""
-    p = probs_for("3", "5")
-    p[1] = 0
-    p[1, CLASSES.index("5")], p[1, CLASSES.index("cocked")] = 0.8, 0.2
-    alone = interpret(dets(2), p, (480, 1000), "pip", ReaderSettings())  # 300 px apart, 50 px dice
-    assert (alone.verdict, alone.faces) == ("clear", ("3", "5"))
-    touching = [Detection(100, 100, 50, 50, 0.0, 0.9), Detection(152, 100, 50, 50, 0.0, 0.9)]
-    beside = interpret(touching, p, (480, 1000), "pip", ReaderSettings())
-    assert beside.verdict == "unsure" and beside.unsure_dice == (1,)
-    off = interpret(dets(2), p, (480, 1000), "pip", ReaderSettings(lean_reach=0.0))
-    assert off.verdict == "unsure"
-    strong = p.copy()
-    strong[1, CLASSES.index("5")], strong[1, CLASSES.index("cocked")] = 0.4, 0.6
-    assert interpret(dets(2), strong, (480, 1000), "pip", ReaderSettings()).verdict == "cocked"
-
-
 def test_background_peaks_are_dropped_and_weak_peaks_make_it_unsure():
     r = interpret(dets(2), probs_for("4", "background"), (480, 1000), "pip", ReaderSettings())
     assert r.faces == ("4",) and r.verdict == "clear"
