@@ -24,6 +24,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--models", default=None, help="folder with the model files (default: the shipped models/)")
     parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
     parser.add_argument("--errors", action="store_true", help="list every image that was not read correctly")
+    parser.add_argument("--why", action="store_true",
+                        help="say what became of the labelled dice: read, misread, missed, leaning, or doubted and why "
+                             "(needs labels with boxes)")
     parser.add_argument("--corrections", default=None, metavar="FILE",
                         help="JSON list of dice whose labels were checked by eye and are wrong "
                              "(e.g. benchmarks/label_corrections.json); the folder's are applied and counted")
@@ -52,6 +55,36 @@ def evaluate_folder(folder, read, kind: str = "auto", limit: int | None = None, 
     return summarize(scores, times), rows
 
 
+def dice_outcomes(rows, sure_confidence: float) -> dict | None:
+    """What became of the labelled dice of the pictures without a leaning die (see
+    :func:`lcr_pi.vision.evaluate.outcomes`), summed; None when the labels have no boxes."""
+    from collections import Counter
+
+    from lcr_pi.vision.evaluate import OUTCOMES, outcomes
+
+    total = Counter()
+    for item, reading, score in rows:
+        if score.leaning:
+            continue
+        counted = outcomes(item, reading, sure_confidence)
+        if counted is None:
+            return None
+        total.update(counted)
+    return {k: total[k] for k in OUTCOMES if total[k]}
+
+
+def print_outcomes(why: dict | None) -> None:
+    from lcr_pi.vision.evaluate import OUTCOMES
+
+    if why is None:
+        print("  what became of the dice: the labels have no boxes, so read dice cannot be told apart")
+        return
+    n = sum(why.values())
+    print(f"  what became of the {n} dice:")
+    for key, count in why.items():
+        print(f"    {count:5d}  {count / max(n, 1):6.1%}  {OUTCOMES[key]}")
+
+
 def run(args) -> int:
     from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
     from lcr_pi.vision.reader import DiceReader
@@ -62,13 +95,15 @@ def run(args) -> int:
         items, applied, stale = apply_corrections(items, load_corrections(args.corrections), args.folder)
     reader = DiceReader(args.models)
     metrics, rows = evaluate_folder(args.folder, reader.read, args.kind, args.limit, items)
+    why = dice_outcomes(rows, reader.settings.sure_confidence) if args.why else None
     if args.json:
         print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS}
                          | {"silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
                             "images": metrics["images"], "dice": metrics["dice"]}
                          | {k: (None if metrics[k] is None else round(metrics[k], 6))
                             for k in ("leaning_images", "leaning_caught_rate", "leaning_announced_rate")}
-                         | ({"label_corrections": len(applied)} if args.corrections else {})))
+                         | ({"label_corrections": len(applied)} if args.corrections else {})
+                         | ({"why": why} if args.why else {})))
     else:
         print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice"
               + (f" (and {metrics['leaning_images']} with a leaning die, judged apart)" if metrics["leaning_images"] else ""))
@@ -88,6 +123,8 @@ def run(args) -> int:
         if metrics["leaning_images"]:
             print(f"  leaning dice      {metrics['leaning_caught_rate']:.2%} of those pictures read \"cocked\", "
                   f"{metrics['leaning_announced_rate']:.2%} read clear (a roll announced although a die leans)")
+        if args.why:
+            print_outcomes(why)
     if args.errors:
         for item, reading, score in rows:
             if score.leaning and reading.verdict != "cocked":

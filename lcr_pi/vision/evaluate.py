@@ -50,6 +50,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 IOU_MATCH = 0.3
 UNSURE_VERDICTS = frozenset({"unsure", "obstructed", "cocked"})
 
@@ -194,3 +196,69 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
         "leaning_caught_rate": sum(s.verdict == "cocked" for s in apart) / len(apart) if apart else None,
         "leaning_announced_rate": sum(s.verdict == "clear" for s in apart) / len(apart) if apart else None,
     }
+
+
+# What became of each labelled die (``lcr-pi eval --why``), in the order they are printed.
+OUTCOMES = {
+    "read": "read right",
+    "misread": "read wrong, and sure (a silent error)",
+    "missed": "not found",
+    "leaning": "said to be leaning (\"cocked\")",
+    "leaning share": "doubted: part of the classifier's belief says it may lean",
+    "between faces": "doubted: the classifier hesitates between faces",
+    "other doubt": "doubted: its outline overlaps another find, or the detector half believes in it",
+    "blurred": "in a picture blurred by motion",
+}
+LEANING_SHARE = 0.1  # a die with this much of its belief on "cocked" is doubted through it
+
+
+def outcomes(label, reading, sure_confidence: float) -> Counter | None:
+    """What became of each labelled die in one reading (keys of :data:`OUTCOMES`); None when the
+    labels have no boxes, so that read dice cannot be told apart. Pictures with a leaning die are
+    judged apart elsewhere (:func:`summarize`); callers leave them out here too.
+
+    ``sure_confidence`` (the reader's threshold) tells a die doubted for its face from one doubted
+    for its outline or its detector score; the classifier's share on ``cocked`` (from
+    ``reading.probabilities``, renormalised over the reading kind's faces as the reader does) tells
+    the leaning doubt from a hesitation between faces.
+
+    >>> from types import SimpleNamespace as NS
+    >>> label = NS(faces=("6", "4", "2"), boxes=((0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10)), box_kind="die")
+    >>> die = lambda face, box, confidence: NS(face=face, box=box, confidence=confidence)
+    >>> read = NS(dice=(die("6", (0, 0, 10, 10), 0.99), die("4", (20, 0, 30, 10), 0.6)), verdict="unsure",
+    ...           unsure_dice=(1,), probabilities=(), kind="pip")
+    >>> sorted(outcomes(label, read, 0.9).items())
+    [('between faces', 1), ('missed', 1), ('read', 1)]
+    """
+    from lcr_pi.vision.classify import CLASSES
+    from lcr_pi.vision.reader import allowed_classes
+
+    pairs = match_dice(label, reading)
+    if pairs is None:
+        return None
+    read_for = dict(pairs)
+    unsure = set(reading.unsure_dice)
+    probabilities = getattr(reading, "probabilities", ()) or ()
+    allowed = allowed_classes(getattr(reading, "kind", "pip"))
+    cocked = CLASSES.index("cocked")
+    background = CLASSES.index("background")
+    out = Counter()
+    for li, face in enumerate(label.faces):
+        ri = read_for.get(li)
+        if ri is None:
+            out["missed"] += 1
+            continue
+        die = reading.dice[ri]
+        if reading.verdict == "obstructed":
+            out["blurred"] += 1
+        elif getattr(die, "cocked", False):
+            out["leaning"] += 1
+        elif ri not in unsure:
+            out["read" if die.face == face else "misread"] += 1
+        elif die.confidence >= sure_confidence:
+            out["other doubt"] += 1
+        else:
+            p = np.asarray(probabilities[ri], float) if ri < len(probabilities) else None
+            share = p[cocked] / max(float(p[allowed].sum() + p[cocked] + p[background]), 1e-12) if p is not None else 0.0
+            out["leaning share" if share >= LEANING_SHARE else "between faces"] += 1
+    return out

@@ -324,7 +324,12 @@ def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
     return "wild" if probs[:, CLASSES.index("W")].sum() >= 0.5 else "lcr"
 
 
-def _allowed(kind: str) -> list[int]:
+def allowed_classes(kind: str) -> list[int]:
+    """The classifier's class indices that are faces of ``kind`` dice (an LCR die's dot is class "1").
+
+    >>> [CLASSES[i] for i in allowed_classes("lcr")]
+    ['1', 'L', 'C', 'R']
+    """
     return _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
 
 
@@ -346,7 +351,7 @@ def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: R
     sure finds whose best face has under :data:`FACELESS` of the probability: the dice of one roll
     are one size, so such a find is a poker chip or a cup's rim, not a die (and not a leaning one:
     its "cocked" would stop the game for nothing)."""
-    allowed = _allowed(kind)
+    allowed = allowed_classes(kind)
     judged = {i: _judge(dets[i], probs[i], allowed, st) for i in keep}
     sure = [dets[i].side for i in keep if judged[i][3]]
     if not sure:
@@ -370,7 +375,7 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     probs_kept = probs[keep]
     kind = _choose_kind(probs_kept, dice_kind)
     blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
-    allowed = _allowed(kind)
+    allowed = allowed_classes(kind)
     dice, unsure, cocked = [], [], []
     overlapping = overlapping_faces([dets[i] for i in keep], st.max_face_overlap)
     for j, i in enumerate(keep):

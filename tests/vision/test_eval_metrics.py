@@ -241,3 +241,41 @@ def test_eval_reports_leaning_dice_of_a_rendered_folder(tmp_path, capsys):
     assert 0.0 <= out["leaning_caught_rate"] <= 1.0 and 0.0 <= out["leaning_announced_rate"] <= 1.0
     assert main(["eval", str(folder)]) == 0
     assert f"and {leaning} with a leaning die, judged apart" in capsys.readouterr().out
+    # --why accounts for every labelled die of the other pictures, once.
+    assert main(["eval", str(folder), "--json", "--why"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sum(out["why"].values()) == out["dice"]
+    assert out["why"].get("read", 0) == round(out["die_accuracy"] * out["dice"])
+
+
+def test_what_became_of_each_die(tmp_path, capsys):
+    from lcr_pi.commands.eval import dice_outcomes, print_outcomes
+    from lcr_pi.vision.classify import CLASSES
+    from lcr_pi.vision.evaluate import outcomes
+
+    label = SimpleNamespace(faces=("L", "C", "R", "dot"), boxes=(B1, B2, [40, 0, 50, 10], [60, 0, 70, 10]), box_kind="die")
+
+    def row(**share):
+        p = np.zeros(len(CLASSES))
+        for name, v in share.items():
+            p[CLASSES.index(name)] = v
+        return tuple(p)
+
+    dice = (SimpleNamespace(face="L", box=B1, confidence=0.99),                                # read
+            SimpleNamespace(face="C", box=B2, confidence=0.7),                                 # doubted: may lean
+            SimpleNamespace(face="L", box=(40, 0, 50, 10), confidence=0.6),                    # doubted: L or R?
+            SimpleNamespace(face="dot", box=(60, 0, 70, 10), confidence=0.95))                 # doubted: outline
+    reading = SimpleNamespace(dice=dice, verdict="unsure", unsure_dice=(1, 2, 3), kind="lcr",
+                              probabilities=(row(L=1.0), row(C=0.7, cocked=0.3), row(L=0.6, R=0.4), row(**{"1": 0.95, "cocked": 0.05})))
+    assert outcomes(label, reading, 0.9) == {"read": 1, "leaning share": 1, "between faces": 1, "other doubt": 1}
+    blurred = SimpleNamespace(**{**vars(reading), "verdict": "obstructed"})
+    assert outcomes(label, blurred, 0.9) == {"blurred": 4}
+    unboxed = SimpleNamespace(faces=("L",), boxes=None, box_kind=None)
+    assert outcomes(unboxed, reading, 0.9) is None
+    flat = SimpleNamespace(leaning=False)
+    assert dice_outcomes([(unboxed, reading, flat)], 0.9) is None
+    print_outcomes(None)
+    assert "no boxes" in capsys.readouterr().out
+    print_outcomes(dice_outcomes([(label, reading, flat)], 0.9))
+    said = capsys.readouterr().out
+    assert "what became of the 4 dice" in said and "the classifier hesitates between faces" in said
