@@ -230,8 +230,7 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
     >>> sorted(outcomes(label, read, 0.9).items())
     [('between faces', 1), ('missed', 1), ('read', 1)]
     """
-    from lcr_pi.vision.classify import CLASSES
-    from lcr_pi.vision.reader import allowed_classes
+    from lcr_pi.vision.reader import allowed_classes, face_belief
 
     pairs = match_dice(label, reading)
     if pairs is None:
@@ -240,8 +239,6 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
     unsure = set(reading.unsure_dice)
     probabilities = getattr(reading, "probabilities", ()) or ()
     allowed = allowed_classes(getattr(reading, "kind", "pip"))
-    cocked = CLASSES.index("cocked")
-    background = CLASSES.index("background")
     out = Counter()
     for li, face in enumerate(label.faces):
         ri = read_for.get(li)
@@ -258,7 +255,6 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
         elif die.confidence >= sure_confidence:
             out["other doubt"] += 1
         else:
-            p = np.asarray(probabilities[ri], float) if ri < len(probabilities) else None
-            share = p[cocked] / max(float(p[allowed].sum() + p[cocked] + p[background]), 1e-12) if p is not None else 0.0
+            share = face_belief(np.asarray(probabilities[ri], float), allowed)[2] if ri < len(probabilities) else 0.0
             out["leaning share" if share >= LEANING_SHARE else "between faces"] += 1
     return out

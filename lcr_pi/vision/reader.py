@@ -333,17 +333,30 @@ def allowed_classes(kind: str) -> list[int]:
     return _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
 
 
+def face_belief(p: np.ndarray, allowed: list[int]) -> tuple[int, float, float]:
+    """How a find's class probabilities ``p`` are read for dice whose faces are ``allowed``: the best
+    allowed class, its share (the confidence) and the ``cocked`` share, both of the allowed faces,
+    ``cocked`` and ``background`` together (the other kind's faces are no answer).
+
+    >>> p = np.zeros(len(CLASSES)); p[CLASSES.index("L")], p[_COCKED], p[CLASSES.index("5")] = 0.6, 0.2, 0.2
+    >>> best, confidence, cocked = face_belief(p, allowed_classes("lcr"))
+    >>> CLASSES[best], round(confidence, 6), round(cocked, 6)
+    ('L', 0.75, 0.25)
+    """
+    faces_p = p[allowed]
+    total = max(float(faces_p.sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
+    best = int(np.argmax(faces_p))
+    return allowed[best], float(faces_p[best] / total), float(p[_COCKED] / total)
+
+
 def _judge(d, p: np.ndarray, allowed: list[int], st: ReaderSettings) -> tuple[str, float, bool, bool]:
     """One find's best allowed face, its confidence (its share of the faces, cocked and background),
     whether it is cocked, and whether it is sure (before the overlap rule)."""
-    faces_p = p[allowed]
-    total = faces_p.sum() + p[_COCKED] + p[_BACKGROUND]
-    best = int(np.argmax(faces_p))
-    confidence = float(faces_p[best] / total)
-    is_cocked = float(p[_COCKED] / total) >= st.cocked_probability
+    best, confidence, cocked_share = face_belief(p, allowed)
+    is_cocked = cocked_share >= st.cocked_probability
     seen_sure = confidence >= st.sure_confidence and d.score >= st.sure_detection
     read_sure = confidence >= st.rescue_confidence and d.score >= st.rescue_detection
-    return CLASSES[allowed[best]], confidence, is_cocked, not is_cocked and (seen_sure or read_sure)
+    return CLASSES[best], confidence, is_cocked, not is_cocked and (seen_sure or read_sure)
 
 
 def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: ReaderSettings) -> list[int]:

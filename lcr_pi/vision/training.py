@@ -721,6 +721,8 @@ def choose_settings(cached: list, base, max_silent: float = MAX_SILENT, min_conf
     frames by the rule :func:`calibrate` describes; prints the table it chose from."""
     from dataclasses import replace
 
+    from lcr_pi.vision.reader import allowed_classes
+
     groups = sorted({g for *_, g in cached})
     print(f"calibrating on {len(cached)} held-out train frames: "
           + ", ".join(f"{sum(c[-1] == g for c in cached)} {g}" for g in groups))
@@ -729,7 +731,7 @@ def choose_settings(cached: list, base, max_silent: float = MAX_SILENT, min_conf
     reached = []
     for dets, (_, probs), shape, label, kind, _ in cached:
         if len(probs):
-            allowed = probs[:, [CLASSES.index(c) for c in (("1", "2", "3", "4", "5", "6") if kind == "pip" else ("1", "L", "C", "R", "W"))]]
+            allowed = probs[:, allowed_classes(kind)]
             strong = np.array([d.score >= 0.3 for d in dets])
             reached.extend((allowed.max(1) / probs.sum(1))[strong].tolist())
     top = float(np.quantile(reached, 0.75)) if reached else 0.9
