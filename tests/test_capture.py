@@ -11,7 +11,7 @@ import pytest
 
 from lcr_pi.camera import FolderSource, ListSource
 from lcr_pi.cli import main
-from lcr_pi.commands.capture import capture, parse_faces, parse_roll
+from lcr_pi.commands.capture import capture, parse_roll
 from lcr_pi.errors import UserError
 from lcr_pi.vision.dataset import load_roll_folder
 from lcr_pi.vision.reader import DieReading, Reading
@@ -86,9 +86,9 @@ def test_capture_command_from_a_folder_of_frames_with_typed_faces(tmp_path, two_
 
 
 def test_typed_faces_are_checked():
-    assert parse_faces("right centre . W") == ("R", "C", "dot", "W")
+    assert parse_roll("right centre . W")[0] == ("R", "C", "dot", "W")
     with pytest.raises(UserError, match="'7' is not a face"):
-        parse_faces("7")
+        parse_roll("7")
 
 
 def test_a_leaning_die_is_marked_with_a_star_and_eval_judges_its_picture_apart(tmp_path, two_rolls):

@@ -36,20 +36,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--height", type=int, default=960)
 
 
-def parse_faces(text: str) -> tuple[str, ...]:
-    """Typed faces -> face names, or a UserError naming the word that is not a face.
-
-    >>> parse_faces("l c Dot"), parse_faces("6, 4 1")
-    (('L', 'C', 'dot'), ('6', '4', '1'))
-    """
-    return parse_roll(text)[0]
-
-
 def parse_roll(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    """Typed faces -> (face names, which dice lean): a ``*`` after a face marks a leaning die.
+    """Typed faces -> (face names, which dice lean), or a UserError naming the word that is not a
+    face; a ``*`` after a face marks a leaning die.
 
     >>> parse_roll("l c* Dot")
     (('L', 'C', 'dot'), (False, True, False))
+    >>> parse_roll("6, 4 1")[0]
+    ('6', '4', '1')
     """
     faces, leaning = [], []
     for word in text.replace(",", " ").split():
