@@ -1193,11 +1193,26 @@ class TaughtReader:
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
         reading = self.reader.read(frame, dice_kind=dice_kind, **options)
+        if not kind_fits(self.taught.kind, dice_kind):
+            return reading  # the game is set for another kind of dice: the taught set is not on the table
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or reading.verdict == "no_dice" and not reading.message.startswith("No dice"):
             return reading  # a blank or unreadable picture stays so
         blurred = getattr(getattr(self.reader, "settings", None), "blurred_sharpness", 0.09)
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
                        features=self.features)
+
+
+def kind_fits(taught_kind: str, dice_kind: str) -> bool:
+    """Whether a set taught as ``taught_kind`` dice can be on a table whose reader is told to expect
+    ``dice_kind`` dice: any, when the kind is left to the reader (``auto``); otherwise pip sets only
+    for pip dice and LCR (or Wild) sets only for LCR or Wild dice. A night set up for ordinary dice
+    must read them as before even with a taught LCR set on disk (a green LCR die's dot face and a
+    green pip die's 1 look alike).
+
+    >>> kind_fits("lcr", "auto"), kind_fits("lcr", "wild"), kind_fits("lcr", "pip"), kind_fits("pip", "lcr")
+    (True, True, False, False)
+    """
+    return dice_kind == "auto" or (taught_kind == "pip") == (dice_kind == "pip")
 
 
 def _grown(corners, factor: float) -> np.ndarray:

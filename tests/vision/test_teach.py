@@ -209,6 +209,24 @@ def test_ordinary_dice_keep_the_readers_answer(painted):
             assert TaughtReader(Plain(), taught).read(scene.image) is plain
 
 
+def test_a_taught_lcr_set_stays_out_of_a_game_set_for_pip_dice(painted):
+    taught, scenes = painted
+    image, scene = scenes[0]
+    wrong = {"L": "R", "R": "C", "C": "dot", "dot": "L"}
+    sure = Reading(tuple(DieReading(wrong[d.face], 0.99, d.box, detector_corners(d), tuple(np.mean(d.corners, 0)),
+                                    "centre", True) for d in scene.dice), "clear", message="Read.", kind="lcr")
+
+    class Sure:
+        def read(self, frame, *, dice_kind="auto", calibration=None):
+            return sure
+
+    # Set for LCR dice (or left to the reader), the taught set doubts the reader's wrong faces...
+    for kind in ("lcr", "auto"):
+        assert TaughtReader(Sure(), taught).read(image, dice_kind=kind).verdict != "clear"
+    # ...set for ordinary pip dice, it is not asked: the reader's reading is the answer.
+    assert TaughtReader(Sure(), taught).read(image, dice_kind="pip") is sure
+
+
 def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_unsure(painted):
     taught, scenes = painted
     other = {"L": "R", "R": "C", "C": "dot", "dot": "L"}
@@ -386,3 +404,31 @@ def test_teaching_from_the_camera_asks_again_when_it_sees_no_die_or_two_apart():
     examples = examples_from_camera(Source(), Reader(), ["L"], 3, ask=lambda prompt: None, say=said.append)
     assert len(examples["L"]) == 3 and all(v.shape == (96, 96, 3) for v in examples["L"])
     assert said[0].startswith("I see no die") and said[1].startswith("I see more than one die")
+
+
+def test_a_night_set_for_pip_dice_says_it_leaves_a_taught_lcr_set_out(painted, tmp_path):
+    import cv2
+    from types import SimpleNamespace
+
+    from lcr_pi.commands import run as run_command
+    from lcr_pi.settings import parse_settings
+
+    taught, scenes = painted
+    teach_file = save_taught(taught, tmp_path / "teach-painted.npz")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0001.png"), scenes[0][0])
+    readings = {}
+    for kind in ("pip", "lcr"):
+        settings = parse_settings(f'[reader]\ndice = "{kind}"\nteach = "{teach_file}"\n'
+                                  f'calibration = "{tmp_path / "none.json"}"\n[camera]\nsource = "{frames}"\n')
+        night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=lambda text: None))
+        camera_dice = run_command._camera_dice(settings, night)
+        readings[kind] = camera_dice.read(scenes[0][0])
+        told = [p for p in night.problems if "taught dice" in p]
+        if kind == "pip":
+            assert told and "'violet'" in told[0] and "LCR dice" in told[0] and "dice = 'pip'" in told[0], night.problems
+        else:
+            assert not told, night.problems
+    assert readings["pip"].kind == "pip"  # the reader's own reading: the taught set was not asked
+    assert readings["lcr"].kind == "lcr"
