@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
-from lcr_pi.settings import Settings
+from lcr_pi.settings import CALIBRATION_DIR, Settings
 
 log = logging.getLogger("lcr_pi.doctor")
 
@@ -306,6 +306,31 @@ def check_calibration(path: Path) -> Check:
     return Check("calibration", "PASS", f"{', '.join(f.name for f in files)} in {path} read as JSON")
 
 
+def check_taught_dice(reader, folder: Path = CALIBRATION_DIR) -> Check:
+    """The players' own dice (``lcr-pi teach``) for the ``[reader]`` settings ``reader`` (taught sets
+    are looked for in ``folder``): which taught set a night would use, whether it loads, and whether it
+    fits the dice the settings name."""
+    from lcr_pi.vision.teach import kind_fits, load_taught_or_default
+
+    path = reader.teach_path(folder)
+    if path is None:
+        several = [] if reader.teach else sorted(folder.glob("teach-*.npz"))
+        if len(several) > 1:
+            return Check("taught dice", "WARN", f"{len(several)} taught sets in {folder} "
+                                                f"({', '.join(f.name for f in several)}) and none chosen: "
+                                                "set teach in [reader] to the dice on the table")
+        return Check("taught dice", "PASS", "none taught (lcr-pi teach adds your own dice)")
+    taught, warning = load_taught_or_default(path)
+    if warning:
+        return Check("taught dice", "FAIL", f"{warning}; run lcr-pi teach again")
+    if taught is None:
+        return Check("taught dice", "FAIL", f"{path}, named in [reader] teach, does not exist")
+    if not kind_fits(taught.kind, reader.dice):
+        return Check("taught dice", "WARN", f"{taught.name!r} ({path}) is a set of {taught.kind} dice, but dice = "
+                                            f"{reader.dice!r} in [reader]: a night leaves it out")
+    views = ", ".join(f"{face} {n}" for face, n in sorted(taught.views.items()))
+    return Check("taught dice", "PASS", f"{taught.name!r}, {taught.kind} dice, views {views} ({path})")
+
 def check_models(models_dir: Path, load_net: Callable[[str], object] | None = None) -> Check:
     """Every ONNX model in the models folder loads with OpenCV's dnn; the reader's two are there."""
     if load_net is None:
@@ -390,6 +415,7 @@ class DoctorRig:
     load_net: Callable[[str], object] | None = None
     models_dir: Path | None = None
     calibration: Path | None = None
+    teach_folder: Path | None = None  # where taught sets are looked for (calibration/)
     stream: object = None  # where prompts and the report are printed (stdout)
     button_timeout_s: float = 15.0
     blink_on_s: float = 0.3
@@ -463,6 +489,7 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
                                            skip=skip_buttons):
                     show(check)
         show(check_calibration(rig.calibration or settings.reader.calibration_path()))
+        show(check_taught_dice(settings.reader, rig.teach_folder or CALIBRATION_DIR))
         if rig.models_dir is not None:
             models_dir = rig.models_dir
         else:

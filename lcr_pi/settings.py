@@ -89,10 +89,12 @@ class ReaderSettings:
     def calibration_path(self) -> Path:
         return Path(self.calibration).expanduser() if self.calibration else CALIBRATION_DIR / "table.json"
 
-    def teach_path(self) -> Path | None:
+    def teach_path(self, folder: Path | None = None) -> Path | None:
+        """The taught set named by ``teach``, else the one ``teach-*.npz`` in ``folder`` (the calibration
+        folder), else None (none there, or several and none chosen)."""
         if self.teach:
             return Path(self.teach).expanduser()
-        found = sorted(CALIBRATION_DIR.glob("teach-*.npz"))
+        found = sorted((folder or CALIBRATION_DIR).glob("teach-*.npz"))
         return found[0] if len(found) == 1 else None
 
 

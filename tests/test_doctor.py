@@ -33,6 +33,7 @@ from lcr_pi.doctor import (
     check_settings,
     check_speech,
     check_state_dir,
+    check_taught_dice,
     format_report,
     run_doctor,
 )
@@ -307,6 +308,42 @@ def test_calibration_missing_is_a_warning_and_damaged_is_a_failure(tmp_path, no_
     assert check.status == "FAIL" and "teach.json is damaged" in check.detail
 
 
+def small_taught_set(name="green", kind="lcr"):
+    """A taught set as ``lcr-pi teach`` saves it (three views of each face), without teaching."""
+    import numpy as np
+
+    from lcr_pi.vision.teach import KIND_FACES, PATCH, VARIANTS_PER_VIEW, TaughtSet
+
+    faces = tuple(f for f in KIND_FACES[kind] for _ in range(3 * VARIANTS_PER_VIEW))
+    return TaughtSet(name=name, kind=kind, descriptors=np.zeros((len(faces), PATCH * PATCH + 39), np.float32),
+                     faces=faces, scale=1.0, views={f: 3 for f in KIND_FACES[kind]})
+
+
+def test_taught_dice_are_named_checked_and_matched_to_the_dice_setting(tmp_path):
+    from lcr_pi.vision.teach import save_taught
+
+    folder = tmp_path / "calibration"
+    folder.mkdir()
+    reader = parse_settings("").reader
+    assert check_taught_dice(reader, folder) == Check("taught dice", "PASS", "none taught (lcr-pi teach adds your own dice)")
+    green = save_taught(small_taught_set(), folder / "teach-green.npz")
+    check = check_taught_dice(reader, folder)
+    assert check.status == "PASS" and "'green', lcr dice, views C 3, L 3, R 3, dot 3" in check.detail
+    check = check_taught_dice(parse_settings('[reader]\ndice = "pip"').reader, folder)
+    assert check.status == "WARN" and "dice = 'pip'" in check.detail and "leaves it out" in check.detail
+    save_taught(small_taught_set("red"), folder / "teach-red.npz")
+    check = check_taught_dice(reader, folder)
+    assert check.status == "WARN" and "2 taught sets" in check.detail and "teach-red.npz" in check.detail
+    chosen = parse_settings(f'[reader]\nteach = "{green}"').reader
+    assert check_taught_dice(chosen, folder).status == "PASS"
+    missing = parse_settings(f'[reader]\nteach = "{folder / "teach-blue.npz"}"').reader
+    check = check_taught_dice(missing, folder)
+    assert check.status == "FAIL" and "teach-blue.npz" in check.detail and "does not exist" in check.detail
+    green.write_bytes(b"not a zip")
+    check = check_taught_dice(chosen, folder)
+    assert check.status == "FAIL" and "corrupt" in check.detail and "teach again" in check.detail
+
+
 def test_calibration_uses_the_calibration_module_when_there_is_one(tmp_path, monkeypatch):
     module = types.ModuleType("lcr_pi.vision.calibration")
     module.load_calibration_or_default = lambda path: (None, f"{path} was made for a 640x480 camera")
@@ -410,14 +447,16 @@ def test_the_whole_doctor_on_mock_pins_a_folder_camera_and_wav_speech(tmp_path, 
 
     out = io.StringIO()
     rig = DoctorRig(pin_factory=factory, make_speaker=make_speaker, models_dir=models,
-                    calibration=tmp_path / "calibration", stream=out, blink_on_s=0.01, blink_off_s=0.01,
+                    calibration=tmp_path / "calibration", teach_folder=tmp_path / "calibration",
+                    stream=out, blink_on_s=0.01, blink_off_s=0.01,
                     button_timeout_s=3)
     checks = run_doctor(settings, rig)
     statuses = {c.name: c.status for c in checks}
     assert statuses == {
         "speech": "PASS", "camera": "PASS", "pins": "PASS", "seat 1 LED (Ann)": "PASS",
         "seat 2 LED (Bob)": "PASS", "seat 3 LED (Cy)": "PASS", "centre LED": "PASS", "confirm button": "PASS",
-        "undo button": "PASS", "calibration": "WARN", "models": "PASS", "disk": "PASS", "state folder": "PASS",
+        "undo button": "PASS", "calibration": "WARN", "taught dice": "PASS", "models": "PASS", "disk": "PASS",
+        "state folder": "PASS",
     }
     spoken = speakers[0].spoken
     assert spoken[0].startswith("This is l c r pi.") and "Press the undo button." in spoken

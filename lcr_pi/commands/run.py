@@ -120,11 +120,17 @@ def _camera_dice(settings, night):
     calibration, warning = load_calibration_or_default(settings.reader.calibration_path(), (cam.width, cam.height))
     if warning:
         night.problems.append(warning)
+    elif calibration is None and settings.reader.calibration:  # named in the settings, but not there
+        night.problems.append(f"the calibration file {settings.reader.calibration_path()} named in the settings "
+                              "does not exist; reading the whole frame without calibration")
     teach_path = settings.reader.teach_path()
     if teach_path is not None:
         taught, warning = load_taught_or_default(teach_path)
         if warning:
             night.problems.append(warning)
+        elif taught is None:  # only a file named in the settings can be missing
+            night.problems.append(f"the taught dice file {teach_path} named in the settings does not exist; "
+                                  "reading dice with the standard faces")
         if taught is not None and not kind_fits(taught.kind, settings.reader.dice):
             night.problems.append(f"the taught dice {taught.name!r} ({teach_path}) are {KIND_WORDS.get(taught.kind, taught.kind)} dice but "
                                   f"the settings say dice = {settings.reader.dice!r}: they are not used "

@@ -432,3 +432,21 @@ def test_a_night_set_for_pip_dice_says_it_leaves_a_taught_lcr_set_out(painted, t
             assert not told, night.problems
     assert readings["pip"].kind == "pip"  # the reader's own reading: the taught set was not asked
     assert readings["lcr"].kind == "lcr"
+
+
+def test_a_night_names_a_teach_or_calibration_file_the_settings_name_but_that_is_not_there(tmp_path):
+    import cv2
+    from types import SimpleNamespace
+
+    from lcr_pi.commands import run as run_command
+    from lcr_pi.settings import parse_settings
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0001.png"), np.full((96, 128, 3), 90, np.uint8))
+    settings = parse_settings(f'[reader]\nteach = "{tmp_path / "teach-gone.npz"}"\n'
+                              f'calibration = "{tmp_path / "gone.json"}"\n[camera]\nsource = "{frames}"\n')
+    night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=lambda text: None))
+    assert run_command._camera_dice(settings, night) is not None  # the night goes on, reading as it can
+    assert any("teach-gone.npz" in p and "does not exist" in p for p in night.problems), night.problems
+    assert any("gone.json" in p and "does not exist" in p and "without calibration" in p for p in night.problems)
