@@ -10,7 +10,8 @@ Sets measured:
 * the ``pi-black-tray`` preset (3280x2464 Pi camera frames, ivory dice on a round black tray),
   never used in training.
 
-Speed: median ms per 1280x960 frame and per 3280x2464 frame with ``cv2.setNumThreads(1)``.
+Speed: median ms per 1280x960 frame and per full-resolution Pi camera frame (3280x2464, Camera v2;
+4608x2592, Camera 3) with ``cv2.setNumThreads(1)``.
 Memory: peak resident set size (``resource.getrusage``) of a fresh process that only loads the
 models and reads frames from files (the reading process the target is about), and of this
 benchmark process (which also renders 3280x2464 scenes, so it is much larger).
@@ -89,7 +90,7 @@ print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSA
 
 def reading_process_peak_rss(seed: int = 9) -> float:
     """Peak RSS (MB) of a fresh process that only loads the models and reads frames from files
-    (1280x960 and 3280x2464): what the referee's reading process needs, without the renderer."""
+    (1280x960, 3280x2464 and 4608x2592): what the referee's reading process needs, without the renderer."""
     import subprocess
     import tempfile
 
@@ -98,7 +99,7 @@ def reading_process_peak_rss(seed: int = 9) -> float:
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
-        for i, size in enumerate([(1280, 960), (3280, 2464), (3280, 2464)]):
+        for i, size in enumerate([(1280, 960), (3280, 2464), (3280, 2464), (4608, 2592)]):
             path = Path(tmp) / f"{i}.jpg"
             cv2.imwrite(str(path), random_scene(rng, size=size, n_dice=(3, 3), kind="lcr", pool="holdout").image)
             paths.append(str(path))
@@ -145,6 +146,7 @@ def main(argv=None) -> int:
     if have_renderer:
         timing["ms_1280x960_median"] = speed(reader, (1280, 960), 40)
         timing["ms_3280x2464_median"] = speed(reader, (3280, 2464), 15)
+        timing["ms_4608x2592_median"] = speed(reader, (4608, 2592), 15)
     if have_renderer:
         timing["reading_process_peak_rss_mb"] = reading_process_peak_rss()
     timing["bench_process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
