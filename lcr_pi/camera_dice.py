@@ -40,13 +40,16 @@ class CameraDice:
 
 
 def observe(reading, frame: np.ndarray) -> RollObservation:
-    """A reader's :class:`~lcr_pi.vision.reader.Reading` as the referee's input, frame kept as evidence."""
+    """A reader's :class:`~lcr_pi.vision.reader.Reading` as the referee's input, frame kept as evidence;
+    the dice it doubts are passed on least sure first."""
+    doubted = set(reading.unsure_dice) | {i for i, d in enumerate(reading.dice) if not d.sure or d.cocked}
     return RollObservation(
         faces=tuple(reading.faces),
         verdict=reading.verdict,
         message=reading.message,
         source="camera",
         evidence=(frame, reading),
+        doubtful=tuple(sorted(doubted, key=lambda i: (reading.dice[i].confidence, i))),
     )
 
 

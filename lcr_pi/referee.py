@@ -19,7 +19,7 @@ number of dice or a cocked die ends in a spoken request, and no chip moves until
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_face
@@ -41,7 +41,9 @@ class RollObservation:
 
     ``faces`` is the best reading of each die's top face; ``verdict`` is the reader's word on it:
     "clear", "unsure" (``message`` says which die), "cocked", "obstructed" or "no_dice". Typed rolls are
-    clear by definition: a person read them.
+    clear by definition: a person read them. ``doubtful`` lists the indices (into ``faces``) of the
+    dice the reader doubts, the least believable first: when it sees more dice than were rolled and
+    the surplus is among them, the referee can offer the rest as its guess.
     """
 
     faces: tuple[str, ...]
@@ -49,6 +51,7 @@ class RollObservation:
     message: str = ""
     source: str = "camera"
     evidence: Any = field(default=None, compare=False, repr=False)
+    doubtful: tuple[int, ...] = ()
 
 
 # -- outputs ---------------------------------------------------------------------------------------
@@ -198,6 +201,8 @@ class Referee:
         state = self.game.state
         player = state.current_player
         expected = state.dice_to_roll
+        if len(obs.faces) > expected and obs.verdict in ("unsure", "cocked"):
+            obs = self._without_doubtful_surplus(obs, player, expected)
         if len(obs.faces) != expected:
             return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
         try:
@@ -271,6 +276,33 @@ class Referee:
         if self.series is not None:
             return "Press confirm for the next game."
         return "Press confirm for a new game."
+
+    @staticmethod
+    def _without_doubtful_surplus(obs: RollObservation, player: str, expected: int) -> RollObservation:
+        """An unsure reading of more dice than were rolled, whose surplus the reader doubts most (a side
+        face, a chip or a shadow taken for a die), as an unsure reading of the rolled number of dice:
+        its guess can be confirmed by someone who sees the dice, instead of asking for a new roll.
+        Unchanged when the surplus is not among the doubtful dice (then more dice were rolled).
+
+        >>> seen = RollObservation(("L", "dot", "C", "R"), "unsure", doubtful=(3, 1))
+        >>> trimmed = Referee._without_doubtful_surplus(seen, "Ann", 3)
+        >>> trimmed.faces, trimmed.verdict
+        (('L', 'dot', 'C'), 'unsure')
+        >>> trimmed.message
+        'I see four things where Ann rolled three dice, and one of them may be no die'
+        >>> Referee._without_doubtful_surplus(seen, "Ann", 1) is seen   # three surplus, two doubted
+        True
+        """
+        surplus = len(obs.faces) - expected
+        if len(obs.doubtful) < surplus:
+            return obs
+        dropped = set(obs.doubtful[:surplus])
+        faces = tuple(f for i, f in enumerate(obs.faces) if i not in dropped)
+        kept = [i for i in range(len(obs.faces)) if i not in dropped]
+        message = (f"I see {number(len(obs.faces))} things where {player} rolled {dice(expected)}, "
+                   f"and {number(surplus)} of them may be no die")
+        return replace(obs, faces=faces, verdict="unsure", message=message,
+                       doubtful=tuple(kept.index(i) for i in obs.doubtful if i not in dropped))
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:
         if seen > expected:

@@ -87,6 +87,26 @@ def test_a_die_that_may_be_leaning_is_settled_like_an_unsure_read():
     assert ref.game.state.chips == (0, 3, 4) and ref.phase == "await_roll"
 
 
+def test_more_dice_than_rolled_whose_surplus_is_doubted_is_offered_as_the_rolled_number():
+    # The reader saw four things for Ann's three dice; the fourth (a side face, a chip) is the one it
+    # doubts most: the other three are its guess, which someone who sees the dice can confirm.
+    ref = table()
+    seen = RollObservation(("L", "dot", "R", "C"), verdict="unsure", doubtful=(3, 2))
+    out = ref.on_roll(seen)
+    assert said(out) == ("I see four things where Ann rolled three dice, and one of them may be no die. "
+                         "Ann, please roll again. Or, if the dice show L, dot, R, press confirm.")
+    assert ref.phase == "confirm_read" and ref.game.state.chips == (3, 3, 3)
+    ref.on_action("confirm")
+    assert ref.game.state.chips == (1, 4, 4)
+    # Bob's turn: two surplus dice but only one of them doubted: more dice were rolled, so roll again.
+    out = ref.on_roll(RollObservation((".", ".", ".", ".", "C"), verdict="unsure", doubtful=(4,)))
+    assert said(out) == "Bob rolls three dice, but I see five. Please take two dice out and roll all three dice again."
+    # A clear reading of too many dice is never trimmed (the reader is sure of each: a die too many).
+    out = ref.on_roll(RollObservation((".", ".", ".", "C"), doubtful=(3,)))
+    assert said(out).startswith("Bob rolls three dice, but I see four.")
+    assert ref.game.state.chips == (1, 4, 4) and ref.phase == "await_roll"
+
+
 def test_empty_tray_and_hands_are_ignored():
     ref = table()
     assert ref.on_roll(RollObservation((), verdict="no_dice")) == []

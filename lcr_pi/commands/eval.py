@@ -99,9 +99,11 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS}
                          | {"silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
+                            "guess_accuracy": round(metrics["guess_accuracy"], 6),
                             "images": metrics["images"], "dice": metrics["dice"]}
                          | {k: (None if metrics[k] is None else round(metrics[k], 6))
-                            for k in ("leaning_images", "leaning_caught_rate", "leaning_announced_rate")}
+                            for k in ("unsure_guess_right_rate", "leaning_images", "leaning_caught_rate",
+                                      "leaning_announced_rate")}
                          | ({"label_corrections": len(applied)} if args.corrections else {})
                          | ({"why": why} if args.why else {})))
     else:
@@ -116,6 +118,10 @@ def run(args) -> int:
         print(f"  image accuracy    {metrics['image_accuracy']:.2%}")
         print(f"  detection recall  {metrics['recall']:.2%}   precision {metrics['precision']:.2%}")
         print(f"  unsure images     {metrics['unsure_rate']:.2%}")
+        if metrics["unsure_guess_right_rate"] is not None:
+            print(f"    ... whose best guess is the whole roll  {metrics['unsure_guess_right_rate']:.2%}  "
+                  f"(one press of confirm settles them)")
+        print(f"  best guesses      {metrics['guess_accuracy']:.2%} of the dice (sure or not)")
         print(f"  silent errors     {metrics['silent_error_rate']:.2%}  (sure and wrong)")
         print(f"    ... with the number of dice right  {metrics['silent_error_rate_counted']:.2%}  "
               f"(the referee's dice count catches the rest)")

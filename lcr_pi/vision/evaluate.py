@@ -25,6 +25,11 @@ How each image and die is counted (pure functions; no files, no clock):
     for recall and precision, and the correct dice are the multiset intersection of the labelled
     faces with the faces of the sure read dice.
 
+* **Best guesses.** An unsure reading still names a face for every die, and the referee offers it
+  ("if the dice show L, dot, C, press confirm"). ``guess_accuracy`` is the share of labelled dice
+  matched to a read die of the same face, sure or not; ``unsure_guess_right_rate`` the share of the
+  unsure images whose guess is the whole roll right (every labelled die, no die more): there one
+  press of confirm settles the roll. ``None`` when no image is unsure.
 * **Recall** = matched labelled dice / labelled dice; **precision** = matched read dice / read dice
   (both regardless of face and of sureness). With no read dice at all, precision is 1.0.
 * **ms_per_image_median** is the median wall time of the reader call alone (image decoding excluded).
@@ -70,6 +75,8 @@ class ImageScore:
     silent_error: bool
     leaning: bool = False  # a die in the picture leans (judged apart; see the module's notes)
     verdict: str = ""
+    guessed_dice: int = 0  # labelled dice matched to a read die of the same face, sure or not
+    guess_right: bool = False  # every labelled die guessed right and no die more (sure or not)
 
 
 def box_iou(a, b) -> float:
@@ -131,16 +138,21 @@ def score_image(label, reading) -> ImageScore:
         matched_labels = matched_reads = matched
         sure_faces = Counter(d.face for i, d in enumerate(reading.dice) if i not in unsure_reads)
         correct_dice = sum((Counter(label.faces) & sure_faces).values())
+        guessed_dice = sum((Counter(label.faces) & Counter(d.face for d in reading.dice)).values())
     else:
         matched_labels = matched_reads = len(pairs)
         correct_dice = sum(
             1 for li, ri in pairs if ri not in unsure_reads and reading.dice[ri].face == label.faces[li]
         )
+        guessed_dice = sum(1 for li, ri in pairs if reading.dice[ri].face == label.faces[li])
     all_right = correct_dice == n_labels and n_reads == n_labels
     if reading.verdict == "no_dice":
         all_right = n_labels == 0
     correct = not unsure and all_right
+    guess_right = guessed_dice == n_labels and n_reads == n_labels
     return ImageScore(
+        guessed_dice=guessed_dice,
+        guess_right=guess_right,
         leaning=any(getattr(label, "cocked", ())),
         verdict=reading.verdict,
         labelled_dice=n_labels,
@@ -192,6 +204,9 @@ def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:
         "silent_error_rate_counted": (sum(s.silent_error and s.read_dice == s.labelled_dice for s in scores) / n_images
                                       if n_images else 0.0),
         "ms_per_image_median": statistics.median(milliseconds) if milliseconds else 0.0,
+        "guess_accuracy": sum(s.guessed_dice for s in scores) / labelled if labelled else 1.0,
+        "unsure_guess_right_rate": (sum(s.unsure and s.guess_right for s in scores) / sum(s.unsure for s in scores)
+                                    if any(s.unsure for s in scores) else None),
         "leaning_images": len(apart),
         "leaning_caught_rate": sum(s.verdict == "cocked" for s in apart) / len(apart) if apart else None,
         "leaning_announced_rate": sum(s.verdict == "clear" for s in apart) / len(apart) if apart else None,

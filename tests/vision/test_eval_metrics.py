@@ -77,6 +77,9 @@ def test_metrics_with_boxes_are_exact(tmp_path):
     assert metrics["recall"] == pytest.approx(5 / 6)
     assert metrics["precision"] == pytest.approx(5 / 6)
     assert metrics["image_accuracy"] + metrics["unsure_rate"] + metrics["silent_error_rate"] == pytest.approx(1)
+    # Best guesses, sure or not: 6, 4, and the unsure picture's 2 and 5; its guess is the whole roll.
+    assert metrics["guess_accuracy"] == pytest.approx(4 / 6)
+    assert metrics["unsure_guess_right_rate"] == 1.0
 
 
 def test_metrics_by_multiset_without_boxes(tmp_path):
@@ -96,6 +99,29 @@ def test_metrics_by_multiset_without_boxes(tmp_path):
     assert metrics["recall"] == pytest.approx(1.0)
     assert (metrics["image_accuracy"], metrics["silent_error_rate"], metrics["unsure_rate"]) == pytest.approx((1 / 3, 1 / 3, 1 / 3))
     assert metrics["silent_error_rate_counted"] == 0.0  # three dice read for two: the referee asks again
+    assert metrics["guess_accuracy"] == pytest.approx(1.0)  # the obstructed W is guessed right
+    assert metrics["unsure_guess_right_rate"] == 1.0
+
+
+def test_best_guesses_of_unsure_pictures(tmp_path):
+    folder = make_folder(tmp_path, [
+        {"faces": ["L", "C"], "boxes": [B1, B2]},  # unsure, guessed right: one press confirms
+        {"faces": ["L", "C"], "boxes": [B1, B2]},  # unsure, one die guessed wrong
+        {"faces": ["R"], "boxes": [B1]},  # unsure, right guess but a die too many
+        {"faces": ["dot"], "boxes": [B1]},  # sure and right: not counted among the unsure
+    ])
+    double = ScriptedReader([
+        reading([die("L", B1), die("C", B2)], "unsure", (1,)),
+        reading([die("L", B1), die("R", B2)], "unsure", (1,)),
+        reading([die("R", B1), die("L", (50, 50, 60, 60))], "unsure", (1,)),
+        reading([die("dot", B1)]),
+    ])
+    metrics, _ = evaluate_folder(folder, double)
+    assert metrics["guess_accuracy"] == pytest.approx(5 / 6)
+    assert metrics["unsure_guess_right_rate"] == pytest.approx(1 / 3)
+    sure_only = make_folder(tmp_path / "sure", [{"faces": ["dot"], "boxes": [B1]}])
+    metrics, _ = evaluate_folder(sure_only, ScriptedReader([reading([die("dot", B1)])]))
+    assert metrics["unsure_guess_right_rate"] is None and metrics["guess_accuracy"] == 1.0
 
 
 def test_pictures_with_a_leaning_die_are_judged_apart(tmp_path, capsys):
@@ -239,8 +265,10 @@ def test_eval_reports_leaning_dice_of_a_rendered_folder(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["leaning_images"] == leaning and out["images"] == len(labels) - leaning
     assert 0.0 <= out["leaning_caught_rate"] <= 1.0 and 0.0 <= out["leaning_announced_rate"] <= 1.0
+    assert out["die_accuracy"] <= out["guess_accuracy"] <= 1.0 and "unsure_guess_right_rate" in out
     assert main(["eval", str(folder)]) == 0
-    assert f"and {leaning} with a leaning die, judged apart" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert f"and {leaning} with a leaning die, judged apart" in text and "best guesses" in text
     # --why accounts for every labelled die of the other pictures, once.
     assert main(["eval", str(folder), "--json", "--why"]) == 0
     out = json.loads(capsys.readouterr().out)
