@@ -310,7 +310,7 @@ def check_taught_dice(reader, folder: Path = CALIBRATION_DIR) -> Check:
     """The players' own dice (``lcr-pi teach``) for the ``[reader]`` settings ``reader`` (taught sets
     are looked for in ``folder``): which taught set a night would use, whether it loads, and whether it
     fits the dice the settings name."""
-    from lcr_pi.vision.teach import kind_fits, load_taught_or_default
+    from lcr_pi.vision.teach import KIND_NAMES, kind_fits, load_taught_or_default
 
     path = reader.teach_path(folder)
     if path is None:
@@ -326,10 +326,11 @@ def check_taught_dice(reader, folder: Path = CALIBRATION_DIR) -> Check:
     if taught is None:
         return Check("taught dice", "FAIL", f"{path}, named in [reader] teach, does not exist")
     if not kind_fits(taught.kind, reader.dice):
-        return Check("taught dice", "WARN", f"{taught.name!r} ({path}) is a set of {taught.kind} dice, but dice = "
-                                            f"{reader.dice!r} in [reader]: a night leaves it out")
+        return Check("taught dice", "WARN", f"{taught.name!r} ({path}) is a set of {KIND_NAMES[taught.kind]} dice, "
+                                            f"but dice = {reader.dice!r} in [reader]: a night leaves it out")
     views = ", ".join(f"{face} {n}" for face, n in sorted(taught.views.items()))
-    return Check("taught dice", "PASS", f"{taught.name!r}, {taught.kind} dice, views {views} ({path})")
+    return Check("taught dice", "PASS", f"{taught.name!r}, {KIND_NAMES[taught.kind]} dice, views {views} ({path})")
+
 
 def check_models(models_dir: Path, load_net: Callable[[str], object] | None = None) -> Check:
     """Every ONNX model in the models folder loads with OpenCV's dnn; the reader's two are there."""

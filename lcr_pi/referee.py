@@ -284,14 +284,19 @@ class Referee:
         its guess can be confirmed by someone who sees the dice, instead of asking for a new roll.
         Unchanged when the surplus is not among the doubtful dice (then more dice were rolled).
 
+        A "cocked" verdict stays (the die that may lean may be one of those kept), so the guess is
+        offered for dice that lie flat.
+
         >>> seen = RollObservation(("L", "dot", "C", "R"), "unsure", doubtful=(3, 1))
         >>> trimmed = Referee._without_doubtful_surplus(seen, "Ann", 3)
-        >>> trimmed.faces, trimmed.verdict
-        (('L', 'dot', 'C'), 'unsure')
+        >>> trimmed.faces, trimmed.verdict, trimmed.doubtful
+        (('L', 'dot', 'C'), 'unsure', (1,))
         >>> trimmed.message
         'I see four things where Ann rolled three dice, and one of them may be no die'
         >>> Referee._without_doubtful_surplus(seen, "Ann", 1) is seen   # three surplus, two doubted
         True
+        >>> Referee._without_doubtful_surplus(replace(seen, verdict="cocked"), "Ann", 3).message
+        'I see four things where Ann rolled three dice, one of them may be no die, and a die may be leaning'
         """
         surplus = len(obs.faces) - expected
         if len(obs.doubtful) < surplus:
@@ -299,9 +304,10 @@ class Referee:
         dropped = set(obs.doubtful[:surplus])
         faces = tuple(f for i, f in enumerate(obs.faces) if i not in dropped)
         kept = [i for i in range(len(obs.faces)) if i not in dropped]
-        message = (f"I see {number(len(obs.faces))} things where {player} rolled {dice(expected)}, "
-                   f"and {number(surplus)} of them may be no die")
-        return replace(obs, faces=faces, verdict="unsure", message=message,
+        seen = f"I see {number(len(obs.faces))} things where {player} rolled {dice(expected)}"
+        no_die = f"{number(surplus)} of them may be no die"
+        message = (f"{seen}, {no_die}, and a die may be leaning" if obs.verdict == "cocked" else f"{seen}, and {no_die}")
+        return replace(obs, faces=faces, message=message,
                        doubtful=tuple(kept.index(i) for i in obs.doubtful if i not in dropped))
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:

@@ -328,7 +328,7 @@ def test_taught_dice_are_named_checked_and_matched_to_the_dice_setting(tmp_path)
     assert check_taught_dice(reader, folder) == Check("taught dice", "PASS", "none taught (lcr-pi teach adds your own dice)")
     green = save_taught(small_taught_set(), folder / "teach-green.npz")
     check = check_taught_dice(reader, folder)
-    assert check.status == "PASS" and "'green', lcr dice, views C 3, L 3, R 3, dot 3" in check.detail
+    assert check.status == "PASS" and "'green', LCR dice, views C 3, L 3, R 3, dot 3" in check.detail
     check = check_taught_dice(parse_settings('[reader]\ndice = "pip"').reader, folder)
     assert check.status == "WARN" and "dice = 'pip'" in check.detail and "leaves it out" in check.detail
     save_taught(small_taught_set("red"), folder / "teach-red.npz")

@@ -107,6 +107,14 @@ def test_more_dice_than_rolled_whose_surplus_is_doubted_is_offered_as_the_rolled
     assert ref.game.state.chips == (1, 4, 4) and ref.phase == "await_roll"
 
 
+def test_a_trimmed_reading_with_a_die_that_may_lean_asks_for_dice_lying_flat():
+    ref = table()
+    out = ref.on_roll(RollObservation(("L", "dot", "R", "C"), verdict="cocked", doubtful=(3, 0)))
+    assert said(out) == ("I see four things where Ann rolled three dice, one of them may be no die, and a die may be "
+                         "leaning. Ann, please roll again. Or, if the dice lie flat and show L, dot, R, press confirm.")
+    assert ref.phase == "confirm_read" and ref.game.state.chips == (3, 3, 3)
+
+
 def test_empty_tray_and_hands_are_ignored():
     ref = table()
     assert ref.on_roll(RollObservation((), verdict="no_dice")) == []

@@ -13,7 +13,6 @@ from lcr_pi.table import Table, run_loop
 from lcr_pi.voice_setup import power_on_setup
 
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
-KIND_WORDS = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, as said aloud
 
 log = logging.getLogger("lcr_pi.run")
 
@@ -109,7 +108,7 @@ def _camera_dice(settings, night):
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.settle import SettleDetector
-    from lcr_pi.vision.teach import TaughtReader, kind_fits, load_taught_or_default
+    from lcr_pi.vision.teach import KIND_NAMES, TaughtReader, kind_fits, load_taught_or_default
 
     try:
         reader = DiceReader()
@@ -132,8 +131,8 @@ def _camera_dice(settings, night):
             night.problems.append(f"the taught dice file {teach_path} named in the settings does not exist; "
                                   "reading dice with the standard faces")
         if taught is not None and not kind_fits(taught.kind, settings.reader.dice):
-            night.problems.append(f"the taught dice {taught.name!r} ({teach_path}) are {KIND_WORDS.get(taught.kind, taught.kind)} dice but "
-                                  f"the settings say dice = {settings.reader.dice!r}: they are not used "
+            night.problems.append(f"the taught dice {taught.name!r} ({teach_path}) are {KIND_NAMES[taught.kind]} "
+                                  f"dice but the settings say dice = {settings.reader.dice!r}: they are not used "
                                   f"(set dice to \"auto\" or \"{taught.kind}\" in [reader] to use them)")
         elif taught is not None:
             reader = TaughtReader(reader, taught)

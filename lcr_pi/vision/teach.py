@@ -1202,6 +1202,9 @@ class TaughtReader:
                        features=self.features)
 
 
+KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
+
+
 def kind_fits(taught_kind: str, dice_kind: str) -> bool:
     """Whether a set taught as ``taught_kind`` dice can be on a table whose reader is told to expect
     ``dice_kind`` dice: any, when the kind is left to the reader (``auto``); otherwise pip sets only
