@@ -308,7 +308,7 @@ class Referee:
         no_die = f"{number(surplus)} of them may be no die"
         message = (f"{seen}, {no_die}, and a die may be leaning" if obs.verdict == "cocked" else f"{seen}, and {no_die}")
         return replace(obs, faces=faces, message=message,
-                       doubtful=tuple(kept.index(i) for i in obs.doubtful if i not in dropped))
+                       doubtful=tuple(kept.index(i) for i in obs.doubtful if i in kept))
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:
         if seen > expected:
