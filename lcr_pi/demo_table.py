@@ -4,7 +4,8 @@
 the referee is waiting for dice it throws the right number (seeded, so ``--seed`` repeats a night),
 renders the frames of the dice tumbling into the tray, and feeds them one by one through the same
 settle detector and reader as the real camera. It also acts for the players where buttons are needed
-(whom to rob in a Wild game, "next game"), and it keeps score of how often the reader agreed with the
+(whom to rob in a Wild game, "next game"; after an unsure read, a player who sees the dice presses
+confirm when the referee's guess is what lies in the tray, else the dice are thrown again), and it keeps score of how often the reader agreed with the
 dice it threw, so the demo says honestly how well the reading went.
 """
 
@@ -32,6 +33,7 @@ class ReadingScore:
     rolls: int = 0
     agreed: int = 0
     unsure: int = 0
+    confirmed: int = 0  # unsure reads whose offered guess was the dice thrown: a player pressed confirm
     typed: int = 0  # rolls a player typed after the reader stayed unsure
     wrong: list = field(default_factory=list)  # (thrown, read): read "clear", the right number of dice, wrong faces
     # (thrown, read): read "clear" with another number of dice than thrown. The referee does not act on
@@ -110,9 +112,12 @@ class RenderedRolls(SimulatedPlayers):
         self.frames: list[np.ndarray] = []
         self.thrown: tuple[str, ...] = ()
         self.score = ReadingScore()
+        self._confirmed: object = None
 
     def poll(self):
         if not self.frames:
+            if self._confirm_a_right_guess():
+                return None
             if self._players_act():
                 if self._unsure_in_a_row >= self.TYPE_AFTER_UNSURE:
                     return self._type_it()
@@ -126,6 +131,21 @@ class RenderedRolls(SimulatedPlayers):
         reading = self.reader.read(update.frame, dice_kind="wild" if self.wild else "lcr")
         self._score(reading)
         return observe(reading, update.frame)
+
+    def _confirm_a_right_guess(self) -> bool:
+        """After an unsure read, a player who sees the dice presses confirm when the guess the referee
+        offers is what lies in the tray (True: the press is on its way); otherwise the dice are
+        thrown again. The demo's dice always come to rest flat (its filmed throws never lean a die), so
+        a right guess is also right about a die the reader thought might be leaning."""
+        guess = self.referee.offered_guess
+        if guess is None or sorted(guess) != sorted(self.thrown):
+            return False
+        if self._confirmed is not guess:  # once per offer; the loop handles the press next
+            self._confirmed = guess
+            self._unsure_in_a_row = 0  # this turn's roll is settled
+            self.score.confirmed += 1
+            self.actions.put(("confirm", None))
+        return True
 
     def _throw(self) -> None:
         self.thrown = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))

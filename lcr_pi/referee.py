@@ -277,6 +277,11 @@ class Referee:
             return "Press confirm for the next game."
         return "Press confirm for a new game."
 
+    @property
+    def offered_guess(self) -> tuple[str, ...] | None:
+        """The faces an unsure read offered for a press of confirm, while that offer stands; else None."""
+        return self._unsure.faces if self.phase == "confirm_read" and self._unsure is not None else None
+
     @staticmethod
     def _without_doubtful_surplus(obs: RollObservation, player: str, expected: int) -> RollObservation:
         """An unsure reading of more dice than were rolled, whose surplus the reader doubts most (a side

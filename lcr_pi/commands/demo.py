@@ -110,7 +110,8 @@ def run(args) -> int:
     if not args.typed:
         score = source.score
         print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
-              f"called unsure (a re-roll was asked for), {len(score.wrong)} were wrong, "
+              f"called unsure ({score.confirmed} settled by a press of confirm, the guess being right; the others "
+              f"thrown again), {len(score.wrong)} were wrong, "
               f"{len(score.miscounted)} saw another number of dice (the referee asked again); "
               f"{score.typed} rolls were typed after repeated unsure reads.")
         for thrown, read in score.wrong:
