@@ -76,6 +76,15 @@ def test_an_unsure_read_is_settled_by_confirm_or_by_a_new_roll():
     assert ref.game.state.chips == (0, 3, 4) and ref.phase == "await_roll"
 
 
+def test_the_offered_guess_stands_only_while_the_referee_waits_for_confirm():
+    ref = table()
+    assert ref.offered_guess is None
+    ref.on_roll(RollObservation(("L", "C", "R", "dot"), verdict="unsure", doubtful=(3,)))
+    assert ref.offered_guess == ("L", "C", "R")
+    ref.on_action("confirm")
+    assert ref.offered_guess is None and ref.phase == "await_roll"
+
+
 def test_a_die_that_may_be_leaning_is_settled_like_an_unsure_read():
     ref = table()
     ref.on_roll(RollObservation(("L", "C", "R"), verdict="cocked", message="the die at the left may be leaning (cocked), so it cannot be read."))
