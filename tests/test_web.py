@@ -109,6 +109,16 @@ def test_board_follows_the_engine_turn_by_turn():
     json.dumps(board)  # plain JSON data
 
 
+def test_board_shows_the_guess_an_unsure_read_offers_for_confirm():
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    ref.start()
+    ref.on_roll(RollObservation(("L", "dot", "C", "R"), verdict="unsure", doubtful=(3,)))
+    assert board_snapshot(ref)["turn"]["text"] == (
+        "Ann: roll three dice (the last read was unsure: roll again, or confirm it if the dice show L, dot, C)")
+    ref.on_action("confirm")
+    assert board_snapshot(ref)["turn"]["text"] == "Bob: roll three dice"
+
+
 def test_board_before_the_start_during_a_roll_off_and_a_wild_decision():
     ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild"), first_player="roll-off")
     assert board_snapshot(ref)["turn"]["text"] == "Waiting for the game to start"
