@@ -29,7 +29,9 @@ How each image and die is counted (pure functions; no files, no clock):
   ("if the dice show L, dot, C, press confirm"). ``guess_accuracy`` is the share of labelled dice
   matched to a read die of the same face, sure or not; ``unsure_guess_right_rate`` the share of the
   unsure images whose guess is the whole roll right (every labelled die, no die more): there one
-  press of confirm settles the roll. ``None`` when no image is unsure.
+  press of confirm settles the roll. As the referee does, a reading of more dice than were rolled
+  (labelled) offers the rolled number when the surplus is among the dice it doubts: the least sure
+  of those are left out of the guess (:func:`offered_faces`). ``None`` when no image is unsure.
 * **Recall** = matched labelled dice / labelled dice; **precision** = matched read dice / read dice
   (both regardless of face and of sureness). With no read dice at all, precision is 1.0.
 * **ms_per_image_median** is the median wall time of the reader call alone (image decoding excluded).
@@ -149,7 +151,8 @@ def score_image(label, reading) -> ImageScore:
     if reading.verdict == "no_dice":
         all_right = n_labels == 0
     correct = not unsure and all_right
-    guess_right = guessed_dice == n_labels and n_reads == n_labels
+    guess_right = (Counter(offered_faces(reading, n_labels)) == Counter(label.faces) if pairs is None
+                   else _offered_right(label, reading, pairs))
     return ImageScore(
         guessed_dice=guessed_dice,
         guess_right=guess_right,
@@ -164,6 +167,36 @@ def score_image(label, reading) -> ImageScore:
         correct=correct,
         silent_error=not unsure and not correct,
     )
+
+
+def offered_faces(reading, rolled: int) -> tuple[str, ...]:
+    """The faces an unsure ``reading`` offers for confirm when ``rolled`` dice were rolled: all of them,
+    or, when it holds more dice than that and the surplus is among the dice it doubts, all but its
+    least sure doubted dice (the referee's rule, ``Referee._without_doubtful_surplus``).
+
+    >>> from types import SimpleNamespace as NS
+    >>> r = NS(dice=(NS(face="L", confidence=0.99), NS(face="dot", confidence=0.4), NS(face="C", confidence=0.7)),
+    ...        unsure_dice=(1, 2), verdict="unsure")
+    >>> offered_faces(r, 2), offered_faces(r, 3), offered_faces(r, 0)
+    (('L', 'C'), ('L', 'dot', 'C'), ('L', 'dot', 'C'))
+    """
+    return tuple(reading.dice[i].face for i in _kept_for_offer(reading, rolled))
+
+
+def _kept_for_offer(reading, rolled: int) -> list[int]:
+    n = len(reading.dice)
+    doubted = sorted(set(reading.unsure_dice), key=lambda i: (getattr(reading.dice[i], "confidence", 0.0), i))
+    if n <= rolled or len(doubted) < n - rolled:
+        return list(range(n))
+    dropped = set(doubted[: n - rolled])
+    return [i for i in range(n) if i not in dropped]
+
+
+def _offered_right(label, reading, pairs) -> bool:
+    """Whether the offered guess (matched by boxes) is every labelled die, right, and no die more."""
+    kept = set(_kept_for_offer(reading, len(label.faces)))
+    right = sum(1 for li, ri in pairs if ri in kept and reading.dice[ri].face == label.faces[li])
+    return len(kept) == len(label.faces) and right == len(label.faces)
 
 
 def summarize(scores: list[ImageScore], milliseconds: list[float]) -> dict:

@@ -103,22 +103,31 @@ def test_metrics_by_multiset_without_boxes(tmp_path):
     assert metrics["unsure_guess_right_rate"] == 1.0
 
 
+def sure_die(face, box, confidence):
+    return SimpleNamespace(face=face, box=box, confidence=confidence)
+
+
 def test_best_guesses_of_unsure_pictures(tmp_path):
+    far = (50, 50, 60, 60)
     folder = make_folder(tmp_path, [
         {"faces": ["L", "C"], "boxes": [B1, B2]},  # unsure, guessed right: one press confirms
         {"faces": ["L", "C"], "boxes": [B1, B2]},  # unsure, one die guessed wrong
-        {"faces": ["R"], "boxes": [B1]},  # unsure, right guess but a die too many
+        {"faces": ["R"], "boxes": [B1]},  # unsure, right, and a die too many that the reader doubts most
+        {"faces": ["C", "L"], "boxes": [B1, B2]},  # unsure, and a die too many that it does not doubt
         {"faces": ["dot"], "boxes": [B1]},  # sure and right: not counted among the unsure
     ])
     double = ScriptedReader([
         reading([die("L", B1), die("C", B2)], "unsure", (1,)),
         reading([die("L", B1), die("R", B2)], "unsure", (1,)),
-        reading([die("R", B1), die("L", (50, 50, 60, 60))], "unsure", (1,)),
+        reading([sure_die("R", B1, 0.95), sure_die("L", far, 0.3)], "unsure", (1,)),  # the offer leaves L out
+        reading([sure_die("C", B1, 0.6), sure_die("L", B2, 0.99), sure_die("R", far, 0.97)], "unsure", (0,)),
         reading([die("dot", B1)]),
     ])
     metrics, _ = evaluate_folder(folder, double)
-    assert metrics["guess_accuracy"] == pytest.approx(5 / 6)
-    assert metrics["unsure_guess_right_rate"] == pytest.approx(1 / 3)
+    assert metrics["guess_accuracy"] == pytest.approx(7 / 8)
+    # The fourth offer leaves out the doubted C (a real die) and keeps the sure R: wrong, so a person
+    # who sees the dice does not confirm it.
+    assert metrics["unsure_guess_right_rate"] == pytest.approx(2 / 4)
     sure_only = make_folder(tmp_path / "sure", [{"faces": ["dot"], "boxes": [B1]}])
     metrics, _ = evaluate_folder(sure_only, ScriptedReader([reading([die("dot", B1)])]))
     assert metrics["unsure_guess_right_rate"] is None and metrics["guess_accuracy"] == 1.0
