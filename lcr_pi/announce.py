@@ -62,6 +62,15 @@ def spoken_face(face: str) -> str:
     return "dot" if face in (".", "dot") else face
 
 
+def spoken_faces(faces) -> str:
+    """A roll's faces as said aloud.
+
+    >>> spoken_faces(["L", ".", "C"])
+    'L, dot, C'
+    """
+    return ", ".join(spoken_face(f) for f in faces)
+
+
 def announce(events: Iterable[ev.Event], players: tuple[str, ...]) -> list[str]:
     """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves."""
     lines: list[str] = []
@@ -84,7 +93,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
     if isinstance(e, ev.PlayerSkipped):
         return [f"{e.player} has no chips and skips this turn."]
     if isinstance(e, ev.RollResolved):
-        out = [f"{e.player} rolled {', '.join(spoken_face(f) for f in e.faces)}."]
+        out = [f"{e.player} rolled {spoken_faces(e.faces)}."]
         out.append(_moves_sentence(e, players))
         out.append(_holding(e.player, e.chips[e.seat], after_roll=True))
         return [s for s in out if s]
@@ -111,7 +120,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
             return [f"{e.player} put the last chip in the centre and wins the pot of {chips(e.pot)}!"]
         return [f"{e.player} is the last player with chips and wins the pot of {chips(e.pot)}!"]
     if isinstance(e, ev.TurnUndone):
-        rolled = ", ".join(spoken_face(f) for f in e.faces)
+        rolled = spoken_faces(e.faces)
         return [f"Undone: {e.player}'s roll of {rolled}. {e.player}, it is your turn again."]
     if isinstance(e, ev.RollOffStarted):
         who = join_names(e.players)

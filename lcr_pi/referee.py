@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_face
+from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_faces
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -219,7 +219,7 @@ class Referee:
             self.phase = "confirm_read"
             cocked = obs.verdict == "cocked"
             reason = obs.message or ("a die may be leaning, so it cannot be read" if cocked else "I am not sure of the dice")
-            guess = ", ".join(spoken_face(f) for f in obs.faces)
+            guess = spoken_faces(obs.faces)
             return [Attention()] + self._speak([
                 f"{_sentence(reason)} {player}, please roll again. "
                 f"Or, if the dice {'lie flat and ' if cocked else ''}show {guess}, press confirm."

@@ -19,7 +19,7 @@ once, and tests compare it with the engine directly.
 
 from __future__ import annotations
 
-from lcr_pi.announce import announce, dice, spoken_face
+from lcr_pi.announce import announce, dice, spoken_faces
 from lcr_pi.rules import events as ev
 
 #: Turns kept on the page (newest first); older ones are in the game log on the Pi.
@@ -110,7 +110,7 @@ def _turn(referee) -> dict:
                 "text": f"{names[p.seat]}: choose whom to take {chip_word} from"}
     text = f"{state.current_player}: roll {dice(state.dice_to_roll)}"
     if phase == "confirm_read":
-        guess = ", ".join(spoken_face(f) for f in referee.offered_guess or ())
+        guess = spoken_faces(referee.offered_guess or ())
         text += f" (the last read was unsure: roll again, or confirm it if the dice show {guess})"
     return {"seat": state.current, "player": state.current_player, "dice": state.dice_to_roll, "text": text}
 
