@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.referee import RollObservation
+from lcr_pi.vision.reader import doubted_dice
 from lcr_pi.vision.settle import SettleDetector
 
 _VERDICT_COLOURS = {"clear": (60, 200, 60), "unsure": (0, 170, 255), "cocked": (0, 0, 255)}
@@ -42,14 +43,13 @@ class CameraDice:
 def observe(reading, frame: np.ndarray) -> RollObservation:
     """A reader's :class:`~lcr_pi.vision.reader.Reading` as the referee's input, frame kept as evidence;
     the dice it doubts are passed on least sure first."""
-    doubted = set(reading.unsure_dice) | {i for i, d in enumerate(reading.dice) if not d.sure or d.cocked}
     return RollObservation(
         faces=tuple(reading.faces),
         verdict=reading.verdict,
         message=reading.message,
         source="camera",
         evidence=(frame, reading),
-        doubtful=tuple(sorted(doubted, key=lambda i: (reading.dice[i].confidence, i))),
+        doubtful=doubted_dice(reading),
     )
 
 

@@ -184,8 +184,10 @@ def offered_faces(reading, rolled: int) -> tuple[str, ...]:
 
 
 def _kept_for_offer(reading, rolled: int) -> list[int]:
+    from lcr_pi.vision.reader import doubted_dice
+
     n = len(reading.dice)
-    doubted = sorted(set(reading.unsure_dice), key=lambda i: (getattr(reading.dice[i], "confidence", 0.0), i))
+    doubted = doubted_dice(reading)
     if n <= rolled or len(doubted) < n - rolled:
         return list(range(n))
     dropped = set(doubted[: n - rolled])

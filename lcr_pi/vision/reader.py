@@ -420,6 +420,20 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
                    **verdict_for(dice, unsure, cocked))
 
 
+def doubted_dice(reading) -> tuple[int, ...]:
+    """Indices of the dice a reading doubts (named unsure, not sure, or cocked), the least sure first:
+    what the referee may leave out of its guess when it sees more dice than were rolled.
+
+    >>> d = lambda confidence, sure: DieReading("4", confidence, (0, 0, 1, 1), (), (0, 0), "top", sure)
+    >>> doubted_dice(Reading((d(0.99, True), d(0.7, False), d(0.3, False)), "unsure", (1, 2)))
+    (2, 1)
+    """
+    dice = reading.dice
+    doubted = set(reading.unsure_dice) | {i for i, die in enumerate(dice)
+                                          if not getattr(die, "sure", True) or getattr(die, "cocked", False)}
+    return tuple(sorted(doubted, key=lambda i: (getattr(dice[i], "confidence", 0.0), i)))
+
+
 def verdict_for(dice, unsure: list[int], cocked: list[int]) -> dict:
     """``verdict``, ``unsure_dice`` and ``message`` of a reading of ``dice`` (in reading order) with
     the dice at indices ``unsure`` in doubt and those at ``cocked`` leaning.
