@@ -5,8 +5,9 @@ the referee is waiting for dice it throws the right number (seeded, so ``--seed`
 renders the frames of the dice tumbling into the tray, and feeds them one by one through the same
 settle detector and reader as the real camera. It also acts for the players where buttons are needed
 (whom to rob in a Wild game, "next game"; after an unsure read, a player who sees the dice presses
-confirm when the referee's guess is what lies in the tray, else the dice are thrown again), and it keeps score of how often the reader agreed with the
-dice it threw, so the demo says honestly how well the reading went.
+confirm when the referee's guess is what lies in the tray, else the dice are thrown again), and it
+keeps score of how often the reader agreed with the dice it threw, so the demo says honestly how well
+the reading went.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
-from lcr_pi.settings import CALIBRATION_DIR, Settings
+from lcr_pi.settings import CALIBRATION_DIR, Settings, taught_sets_in
 
 log = logging.getLogger("lcr_pi.doctor")
 
@@ -306,7 +306,7 @@ def check_calibration(path: Path) -> Check:
     return Check("calibration", "PASS", f"{', '.join(f.name for f in files)} in {path} read as JSON")
 
 
-def check_taught_dice(reader, folder: Path = CALIBRATION_DIR) -> Check:
+def check_taught_dice(reader, folder: Path | None = None) -> Check:
     """The players' own dice (``lcr-pi teach``) for the ``[reader]`` settings ``reader`` (taught sets
     are looked for in ``folder``): which taught set a night would use, whether it loads, and whether it
     fits the dice the settings name."""
@@ -314,9 +314,9 @@ def check_taught_dice(reader, folder: Path = CALIBRATION_DIR) -> Check:
 
     path = reader.teach_path(folder)
     if path is None:
-        several = [] if reader.teach else sorted(folder.glob("teach-*.npz"))
+        several = [] if reader.teach else taught_sets_in(folder)
         if len(several) > 1:
-            return Check("taught dice", "WARN", f"{len(several)} taught sets in {folder} "
+            return Check("taught dice", "WARN", f"{len(several)} taught sets in {folder or CALIBRATION_DIR} "
                                                 f"({', '.join(f.name for f in several)}) and none chosen: "
                                                 "set teach in [reader] to the dice on the table")
         return Check("taught dice", "PASS", "none taught (lcr-pi teach adds your own dice)")
@@ -490,7 +490,7 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
                                            skip=skip_buttons):
                     show(check)
         show(check_calibration(rig.calibration or settings.reader.calibration_path()))
-        show(check_taught_dice(settings.reader, rig.teach_folder or CALIBRATION_DIR))
+        show(check_taught_dice(settings.reader, rig.teach_folder))
         if rig.models_dir is not None:
             models_dir = rig.models_dir
         else:

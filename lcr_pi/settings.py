@@ -94,8 +94,13 @@ class ReaderSettings:
         folder), else None (none there, or several and none chosen)."""
         if self.teach:
             return Path(self.teach).expanduser()
-        found = sorted((folder or CALIBRATION_DIR).glob("teach-*.npz"))
+        found = taught_sets_in(folder)
         return found[0] if len(found) == 1 else None
+
+
+def taught_sets_in(folder: Path | None = None) -> list[Path]:
+    """The taught sets (``teach-*.npz``, as ``lcr-pi teach`` names them) in ``folder`` (the calibration folder)."""
+    return sorted((folder or CALIBRATION_DIR).glob("teach-*.npz"))
 
 
 @dataclass(frozen=True)
