@@ -34,6 +34,8 @@ from lcr_pi.errors import UserError
 from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
+from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
+from lcr_pi.vision.pairs import leaning_by_pairs, pair_beliefs, touching_pairs
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 DICE_KINDS = ("auto", "pip", "lcr", "wild")
@@ -58,6 +60,14 @@ _LCR = [CLASSES.index(c) for c in ("1", "L", "C", "R")]
 _WILD = _LCR + [CLASSES.index("W")]
 _COCKED = CLASSES.index("cocked")
 _BACKGROUND = CLASSES.index("background")
+# How often each face comes up on a die of each kind, from its faces: an LCR die has three dots
+# and one each of L, C and R; a Wild die two dots, L, C, R and W; a pip die each number once.
+# (The classifier's class "1" is the single pip of a pip die and the dot of an LCR die.)
+FACE_SHARES = {
+    "pip": {c: 1 / 6 for c in ("1", "2", "3", "4", "5", "6")},
+    "lcr": {"1": 3 / 6, "L": 1 / 6, "C": 1 / 6, "R": 1 / 6},
+    "wild": {"1": 2 / 6, "L": 1 / 6, "C": 1 / 6, "R": 1 / 6, "W": 1 / 6},
+}
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,17 @@ class ReaderSettings:
     # names with at least rescue_confidence. Chosen by calibration like the others; 1.0 is off.
     rescue_detection: float = 1.0
     rescue_confidence: float = 1.0
+    # What the table is like, against what the classifier was trained on (see :func:`at_the_table`):
+    # the share of dice that come to rest leaning on another die or the wall, and, from training,
+    # how often a leaning die was drawn against one face class (the classifier was trained with
+    # every face drawn equally often, a leaning die half as often). 0 leaves the classifier's
+    # belief as it is.
+    leaning_share: float = 0.0
+    trained_leaning_ratio: float = 0.5
+    # The same for the pair network (models/dice_pairs.onnx, see lcr_pi.vision.pairs): the share of
+    # touching pairs with a leaning die it was trained on, and at the table. 0 leaves its belief as it is.
+    pair_trained_share: float = 0.0
+    pair_table_share: float = 0.0
 
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
@@ -193,9 +214,12 @@ class DiceReader:
         for path in (detector, classifier):
             if not path.is_file():
                 raise UserError(f"missing model file {path} (train with: python -m lcr_pi.vision.training all)")
+        pairs = models_dir / PAIR_MODEL_FILE
         try:
             self._detector = cv2.dnn.readNetFromONNX(str(detector))
             self._classifier = cv2.dnn.readNetFromONNX(str(classifier))
+            # The pair network is optional: without it a die's own crop alone says whether it may lean.
+            self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
         except cv2.error as exc:
             raise UserError(f"cannot load dice models from {models_dir}: {exc.msg.strip() if hasattr(exc, 'msg') else exc}") from None
         if settings is None:
@@ -234,7 +258,18 @@ class DiceReader:
         could_be_sure = min(st.sure_detection, st.rescue_detection)
         probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
                                only=[d.score >= could_be_sure for d in dets])
-        return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops])
+        return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops],
+                         pairs=self.touching(frame, dets, probs))
+
+    def touching(self, frame: np.ndarray, dets, probs: np.ndarray):
+        """The pairs of finds that may touch (indices into ``dets``) and the pair network's belief for
+        each (see :mod:`lcr_pi.vision.pairs`); None without a pair network. Finds the classifier
+        takes for background are left out of pairs."""
+        if self._pairs is None:
+            return None
+        likely = [i for i in range(len(dets)) if probs[i, _BACKGROUND] < self.settings.drop_background]
+        pairs = [(likely[a], likely[b]) for a, b in touching_pairs([dets[i] for i in likely])]
+        return pairs, pair_beliefs(self._pairs, frame, dets, pairs)
 
     def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, doubt: float | None = None,
                   region=None) -> list | None:
@@ -333,6 +368,39 @@ def allowed_classes(kind: str) -> list[int]:
     return _PIP if kind == "pip" else _LCR if kind == "lcr" else _WILD
 
 
+def at_the_table(probs: np.ndarray, kind: str, st: ReaderSettings) -> np.ndarray:
+    """The classifier's class probabilities (one row per find) as belief about ``kind`` dice at a table.
+
+    The classifier was trained with every face drawn equally often and a leaning ("cocked") die half
+    as often as one face (``st.trained_leaning_ratio``), so its belief carries those shares as its
+    prior. At the table an LCR die shows a dot half the time and each letter a sixth of the time
+    (:data:`FACE_SHARES`), and a share ``st.leaning_share`` of dice lean. Bayes' rule changes the
+    prior by weighting each allowed face and ``cocked`` by its share at the table over its share in
+    training; what the finds' belief in a die (faces and cocked together) against ``background``
+    was is kept. With ``st.leaning_share`` 0 the belief is returned as it is.
+
+    >>> p = np.zeros((1, len(CLASSES))); p[0, CLASSES.index("1")], p[0, _COCKED], p[0, _BACKGROUND] = 0.6, 0.3, 0.1
+    >>> table = at_the_table(p, "lcr", ReaderSettings(leaning_share=0.05))
+    >>> [round(float(table[0, CLASSES.index(c)]), 3) for c in ("1", "cocked", "background")]
+    [0.814, 0.086, 0.1]
+    >>> at_the_table(p, "lcr", ReaderSettings()) is p
+    True
+    """
+    lean = float(st.leaning_share)
+    if lean <= 0 or len(probs) == 0:
+        return probs
+    weights = np.zeros(len(CLASSES))
+    for face, share in FACE_SHARES[kind].items():
+        weights[CLASSES.index(face)] = share * (1 - lean)
+    weights[_COCKED] = lean / max(float(st.trained_leaning_ratio), 1e-9)
+    die = allowed_classes(kind) + [_COCKED]
+    out = np.array(probs, dtype=np.float64, copy=True)
+    before = out[:, die]
+    after = before * weights[die]
+    out[:, die] = after * (before.sum(1) / np.maximum(after.sum(1), 1e-12))[:, None]
+    return out
+
+
 def face_belief(p: np.ndarray, allowed: list[int]) -> tuple[int, float, float]:
     """How a find's class probabilities ``p`` are read for dice whose faces are ``allowed``: the best
     allowed class, its share (the confidence) and the ``cocked`` share, both of the allowed faces,
@@ -373,20 +441,66 @@ def _without_outsized(dets, probs: np.ndarray, keep: list[int], kind: str, st: R
     return [i for i in keep if dets[i].side <= limit or judged[i][1] >= FACELESS]
 
 
-def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None) -> Reading:
-    """Turn detections, class probabilities and crop sharpness into a Reading (pure; no models)."""
-    height, width = shape[:2]
-    keep = []
-    for i, d in enumerate(dets):
-        p_bg = probs[i, _BACKGROUND]
-        if p_bg >= st.sure_background or (d.score < st.sure_detection and p_bg >= st.drop_background):
+def with_pair_leaning(probs: np.ndarray, kind: str, st: ReaderSettings, pairs) -> np.ndarray:
+    """``probs`` with what the pair network says of every find that touches another (``pairs``: index
+    pairs and their beliefs, as :meth:`DiceReader.touching` gives; see
+    :func:`lcr_pi.vision.pairs.leaning_by_pairs`): its ``cocked`` share becomes the pair network's
+    belief that it leans (weighed for the table), and the pair network's belief that it is no die
+    (a side face beside its die) moves that much of its belief in a die to ``background``. Its
+    faces' shares among themselves stay the classifier's. Finds in no pair keep the classifier's
+    belief.
+
+    >>> p = np.zeros((2, len(CLASSES))); p[:, CLASSES.index("L")], p[:, _COCKED] = 0.7, 0.3
+    >>> out = with_pair_leaning(p, "lcr", ReaderSettings(), ([(0, 1)], np.array([[0.95, 0.04, 0.01, 0.0, 0.0]])))
+    >>> [round(float(out[k, _COCKED]), 2) for k in (0, 1)], round(float(out[1, CLASSES.index("L")]), 2)
+    ([0.04, 0.01], 0.99)
+    >>> out = with_pair_leaning(p, "lcr", ReaderSettings(), ([(0, 1)], np.array([[0.2, 0.0, 0.0, 0.0, 0.8]])))
+    >>> round(float(out[1, _BACKGROUND]), 2), round(float(out[1, CLASSES.index("L")]), 2)
+    (0.8, 0.2)
+    """
+    if not pairs or not len(pairs[0]):
+        return probs
+    index_pairs, beliefs = pairs
+    lean, no_die = leaning_by_pairs(len(probs), index_pairs, beliefs, st.pair_trained_share, st.pair_table_share)
+    allowed = allowed_classes(kind)
+    out = np.array(probs, dtype=np.float64, copy=True)
+    for i, q in enumerate(lean):
+        if q is None:
             continue
-        keep.append(i)
+        faces = out[i, allowed]
+        die = float(faces.sum() + out[i, _COCKED])
+        kept = die * (1 - no_die[i])
+        out[i, allowed] = faces / max(float(faces.sum()), 1e-12) * (1 - q) * kept
+        out[i, _COCKED] = q * kept
+        out[i, _BACKGROUND] += die - kept
+    return out
+
+
+def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings, sharpnesses=None,
+              pairs=None) -> Reading:
+    """Turn detections, class probabilities and crop sharpness into a Reading (pure; no models).
+
+    ``pairs`` (index pairs of ``dets`` and the pair network's belief for each) says which touching
+    dice may lean on each other (:func:`with_pair_leaning`)."""
+    height, width = shape[:2]
+
+    def dice_like(background: np.ndarray, among) -> list[int]:
+        # A find the classifier is sure is background, or a doubtful peak it takes for background,
+        # is no die.
+        return [i for i in among if not (background[i] >= st.sure_background
+                                         or (dets[i].score < st.sure_detection and background[i] >= st.drop_background))]
+
+    keep = dice_like(probs[:, _BACKGROUND], range(len(dets)))
+    if keep:
+        first_kind = _choose_kind(probs[keep], dice_kind)
+        first = with_pair_leaning(at_the_table(probs, first_kind, st), first_kind, st, pairs)
+        keep = dice_like(first[:, _BACKGROUND], keep)  # the pair network may see a side face, not a die
     if not keep:
         return Reading((), "no_dice", message="No dice seen on the tray.")
-    keep = _without_outsized(dets, probs, keep, _choose_kind(probs[keep], dice_kind), st)
+    keep = _without_outsized(dets, first, keep, first_kind, st)
+    kind = _choose_kind(probs[keep], dice_kind)
+    probs = with_pair_leaning(at_the_table(probs, kind, st), kind, st, pairs)
     probs_kept = probs[keep]
-    kind = _choose_kind(probs_kept, dice_kind)
     blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
     allowed = allowed_classes(kind)
     dice, unsure, cocked = [], [], []

@@ -106,6 +106,68 @@ def test_cocked_die_gets_cocked_verdict():
     assert "cocked" in r.message
 
 
+def _lcr(face, share, cocked):
+    row = np.zeros(len(CLASSES))
+    row[CLASSES.index(face)], row[CLASSES.index("cocked")] = share, cocked
+    row[CLASSES.index("background")] = 1 - share - cocked
+    return row
+
+
+def test_at_the_table_an_lcr_dot_is_three_times_as_likely_as_a_letter_and_few_dice_lean():
+    # The classifier hesitates between a dot and leaning (it was trained on as many dots as Ls and
+    # on a leaning die half as often as either); at a table half an LCR die's faces are dots and one
+    # die in twenty leans, so the same belief names the dot with confidence.
+    p = np.array([_lcr("1", 0.8, 0.18)])
+    as_trained = interpret(dets(1), p, (480, 1000), "lcr", ReaderSettings())
+    at_table = interpret(dets(1), p, (480, 1000), "lcr", ReaderSettings(leaning_share=0.05))
+    assert as_trained.verdict == "unsure" and at_table.verdict == "clear" and at_table.faces == ("dot",)
+    # A letter gets no such help, and the background share is the classifier's.
+    p = np.array([_lcr("L", 0.8, 0.18)])
+    assert interpret(dets(1), p, (480, 1000), "lcr", ReaderSettings(leaning_share=0.05)).verdict == "unsure"
+    # With pip dice every face is as likely: only the leaning prior changes.
+    p = np.array([_lcr("4", 0.88, 0.08)])
+    assert interpret(dets(1), p, (480, 1000), "pip", ReaderSettings()).verdict == "unsure"
+    assert interpret(dets(1), p, (480, 1000), "pip", ReaderSettings(leaning_share=0.05)).verdict == "clear"
+
+
+def test_the_pair_network_says_whether_touching_dice_lean():
+    touching = [Detection(100, 100, 50, 50, 0.0, 0.9), Detection(150, 100, 50, 50, 0.0, 0.9),
+                Detection(600, 100, 50, 50, 0.0, 0.9)]
+    p = np.array([_lcr("L", 0.82, 0.17), _lcr("C", 0.82, 0.17), _lcr("R", 0.82, 0.17)])
+    alone = interpret(touching, p, (480, 1000), "lcr", ReaderSettings())
+    assert alone.verdict == "unsure" and alone.unsure_dice == (0, 1, 2)
+    # Both touching dice lie flat, says the pair network: their own crops' doubt about leaning is
+    # replaced; the die that touches none keeps it.
+    flat = ([(0, 1)], np.array([[0.99, 0.005, 0.005, 0.0, 0.0]]))
+    r = interpret(touching, p, (480, 1000), "lcr", ReaderSettings(), pairs=flat)
+    assert r.verdict == "unsure" and r.unsure_dice == (2,)
+    # The first leans on the second: "cocked", naming that die.
+    leans = ([(0, 1)], np.array([[0.2, 0.75, 0.05, 0.0, 0.0]]))
+    r = interpret(touching, p, (480, 1000), "lcr", ReaderSettings(), pairs=leans)
+    assert r.verdict == "cocked" and r.dice[0].cocked and not r.dice[1].cocked
+    # Weighed for a table where a pair holds a leaning die less often than in training, the same
+    # belief is a doubt, not a verdict.
+    table = ReaderSettings(pair_trained_share=0.35, pair_table_share=0.13)
+    r = interpret(touching, p, (480, 1000), "lcr", table, pairs=leans)
+    assert r.verdict == "unsure" and 0 in r.unsure_dice and not r.dice[0].cocked
+    # The second find is a side face of the first die seen at a slant, says the pair network: no die
+    # to announce, and no die leans.
+    side_face = ([(0, 1)], np.array([[0.02, 0.0, 0.0, 0.0, 0.98]]))
+    r = interpret(touching, p, (480, 1000), "lcr", ReaderSettings(), pairs=side_face)
+    assert r.faces == ("L", "R") and r.unsure_dice == (1,)
+
+
+def test_a_reader_without_a_pair_network_reads_as_before(tmp_path):
+    import shutil
+
+    for name in ("dice_detector.onnx", "dice_faces.onnx", "reader.json"):
+        shutil.copy(MODELS / name, tmp_path / name)
+    frame = random_scene(np.random.default_rng(3), size=(640, 480), n_dice=3, kind="lcr").image
+    plain = DiceReader(tmp_path)
+    assert plain.touching(frame, [], np.zeros((0, len(CLASSES)))) is None
+    assert plain.read(frame, dice_kind="lcr").verdict in VERDICTS
+
+
 def test_background_peaks_are_dropped_and_weak_peaks_make_it_unsure():
     r = interpret(dets(2), probs_for("4", "background"), (480, 1000), "pip", ReaderSettings())
     assert r.faces == ("4",) and r.verdict == "clear"
