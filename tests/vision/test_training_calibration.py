@@ -61,3 +61,22 @@ def test_held_out_frames_that_mix_pip_and_lcr_dice_are_not_calibrated_on():
     cached = read_held_out([sample(["6", "L"]), sample(["L", "1"]), sample(["2", "5"]), sample(["C", "cocked"])], NoDice())
     assert [label.faces for _, _, _, label, _, _ in cached] == [("L", "dot"), ("2", "5"), ("C", "cocked")]
     assert [kind for *_, kind, _ in cached] == ["wild", "pip", "wild"]
+
+
+def test_a_die_too_many_may_be_left_to_the_referees_count():
+    """A frame read sure with a die too many is wrong, but at the table the referee's count of the dice
+    against the player's chips asks about it: with ``max_silent_any`` the strict bound covers only
+    wrong reads with the right number of dice, and the looser one all of them."""
+    def extra_find(confidence, group):
+        dets, (probs, _), shape, label, kind, g = _frame("3", 0.99, "3", group)
+        extra = np.zeros(len(CLASSES), np.float32)
+        extra[CLASSES.index("5")], extra[CLASSES.index("background")] = confidence, 1 - confidence
+        both = np.vstack([probs, extra[None]])
+        return dets + [Detection(300.0, 100.0, 40.0, 40.0, 0.0, 0.9)], (both, both), shape, label, kind, g
+
+    cached = [_frame("3", c, "3", g) for g in ("real", "synthetic") for c in (0.92, 0.96, 0.98, 0.99) for _ in range(3)]
+    cached += [extra_find(0.94, g) for g in ("real", "synthetic")]
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.95
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.1).sure_confidence == 0.9
+    # ...but not beyond the looser bound (1 frame in 13 is 7.7 %).
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.05).sure_confidence == 0.95
