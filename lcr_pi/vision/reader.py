@@ -110,6 +110,9 @@ class ReaderSettings:
     # touching pairs with a leaning die it was trained on, and at the table. 0 leaves its belief as it is.
     pair_trained_share: float = 0.0
     pair_table_share: float = 0.0
+    # The pair network looks at a pair again the other way round (the dice swapped; the two beliefs
+    # averaged) when its first look's likeliest class is under this: 1.0 always, 0 never.
+    pair_again_below: float = 1.0
 
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
@@ -269,7 +272,7 @@ class DiceReader:
             return None
         likely = [i for i in range(len(dets)) if probs[i, _BACKGROUND] < self.settings.drop_background]
         pairs = [(likely[a], likely[b]) for a, b in touching_pairs([dets[i] for i in likely])]
-        return pairs, pair_beliefs(self._pairs, frame, dets, pairs)
+        return pairs, pair_beliefs(self._pairs, frame, dets, pairs, self.settings.pair_again_below)
 
     def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, doubt: float | None = None,
                   region=None) -> list | None:
