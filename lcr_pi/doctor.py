@@ -33,6 +33,7 @@ log = logging.getLogger("lcr_pi.doctor")
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
 TEST_SENTENCE = "This is l c r pi. If you can hear this sentence, the speech works."
 REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
+PAIR_MODEL = "dice_pairs.onnx"  # optional: the reader works without it, asking more often
 MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
 LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN
 
@@ -356,7 +357,11 @@ def check_models(models_dir: Path, load_net: Callable[[str], object] | None = No
         problems.append(f"missing {', '.join(missing)} in {models_dir}")
     if problems:
         return Check("models", "FAIL", "; ".join(problems) + ": the camera cannot read dice until this is fixed")
-    return Check("models", "PASS", f"{len(files)} model files load: {', '.join(f.name for f in files)}")
+    loaded = f"{len(files)} model files load: {', '.join(f.name for f in files)}"
+    if not (models_dir / PAIR_MODEL).is_file():
+        return Check("models", "WARN", f"{loaded}; {PAIR_MODEL} is missing, so touching dice cannot be compared "
+                                       "and more rolls are asked about as 'may be leaning'")
+    return Check("models", "PASS", loaded)
 
 
 def _existing_parent(path: Path) -> Path:
