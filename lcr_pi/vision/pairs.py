@@ -107,7 +107,8 @@ def pair_beliefs(net, frame: np.ndarray, dets, pairs: list[tuple[int, int]], aga
     """Probabilities ``(len(pairs), len(PAIR_CLASSES))`` for each pair of finds. A pair whose first
     look's likeliest class has less than ``again_below`` of the belief is looked at again the other
     way round (the second die on the left) and the two looks averaged (1.0: every pair twice; 0:
-    once). Each look costs about 3.6 ms here, so a frame of three dice that all touch pays 11-22 ms."""
+    once). A look takes about 1.7 ms here and its crop 0.2-1.5 ms (2026-12-01, one core): a
+    1280x960 frame of three dice that all touch pays about 13 ms."""
     if not pairs:
         return np.zeros((0, len(PAIR_CLASSES)), np.float32)
     crops = []

@@ -502,7 +502,8 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
         return Reading((), "no_dice", message="No dice seen on the tray.")
     keep = _without_outsized(dets, first, keep, first_kind, st)
     kind = _choose_kind(probs[keep], dice_kind)
-    probs = with_pair_leaning(at_the_table(probs, kind, st), kind, st, pairs)
+    # Without the outsized finds the kind is almost always the same, and then so is the belief.
+    probs = first if kind == first_kind else with_pair_leaning(at_the_table(probs, kind, st), kind, st, pairs)
     probs_kept = probs[keep]
     blurred = sharpnesses is not None and float(np.median([sharpnesses[i] for i in keep])) < st.blurred_sharpness
     allowed = allowed_classes(kind)

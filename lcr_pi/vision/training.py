@@ -730,7 +730,7 @@ def gather_pairs(samples, detector: Path, rng: np.random.Generator, held_out: bo
             continue
         blob, scale = prepare_detector_input(s.image)
         net.setInput(blob)
-        dets = [d for d in decode_detections(net.forward(), scale, doubt=0.2)]
+        dets = decode_detections(net.forward(), scale, doubt=0.2)
         matches = _match_detections(dets, s.centres) if dets else [None] * len(s.centres)
         sides = [_face_side(s, i, dets[m] if m is not None else None) for i, m in enumerate(matches)]
         leaning = [f == "cocked" for f in s.faces]
@@ -867,7 +867,7 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
         opt.step()
         sched.step()
         if step % 1000 == 0 or step == steps - 1:
-            print(f"pair step {step}/{steps} loss {loss.item():.3f}{watch() if step % 1000 == 0 or step == steps - 1 else ''} "
+            print(f"pair step {step}/{steps} loss {loss.item():.3f}{watch()} "
                   f"{time.time() - t0:.0f}s", flush=True)
     path = out / MODEL_FILE
     model = model.to(memory_format=torch.contiguous_format).float()
