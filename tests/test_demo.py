@@ -8,8 +8,10 @@ from lcr_pi.cli import main
 
 
 @pytest.mark.parametrize("variant", ["classic", "wild", "wild-win", "last-chip"])
-def test_demo_plays_a_whole_game(capsys, variant):
-    assert main(["demo", "--typed", "--speech", "print", "--seed", "7", "--variant", variant, "--players", "5"]) == 0
+def test_demo_plays_a_whole_game(capsys, tmp_path, variant):
+    # --keep: the demo keeps its saved game for the player to look at; a test leaves none in /tmp.
+    assert main(["demo", "--typed", "--speech", "print", "--seed", "7", "--variant", variant, "--players", "5",
+                 "--keep", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "A new game of LCR: Player 1, Player 2, Player 3, Player 4 and Player 5" in out
     assert out.count(" wins ") >= 1 and "Game over after" in out
