@@ -12,9 +12,8 @@ Designs (``--design``):
   the renderer.
 
 1. Teach like a player: scenes with one die each, in order, until every face has ``--views``
-   (<= 5) views; the real reader outlines the die and its top face is found by its edges
-   (:func:`lcr_pi.commands.teach.shown_die_outline`, as ``lcr-pi teach`` does), a scene where it sees
-   no die or several is shown again (counted).
+   (<= 5) views; the real reader outlines the die (:func:`lcr_pi.commands.teach.single_die_outline`,
+   as ``lcr-pi teach`` does), a scene where it sees no die or several is shown again (counted).
    ``--teach-from truth`` starts from the renderer's true corners instead (the die is still
    measured from the picture, as in real use).
 2. Read fresh scenes of the design (1-3 dice): the taught set alone on the true corners, the reader
@@ -142,7 +141,7 @@ def teaching_examples(scenes, views: int) -> dict[str, list[np.ndarray]]:
 def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarray]], int]:
     """Up to ``views`` context crops of each face as ``lcr-pi teach`` takes them: one die per
     picture, outlined by the reader. Returns the examples and how many pictures were refused."""
-    from lcr_pi.commands.teach import shown_die_outline
+    from lcr_pi.commands.teach import single_die_outline
 
     examples: dict[str, list[np.ndarray]] = {}
     refused = 0
@@ -150,7 +149,7 @@ def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarr
         (die,) = scene.dice
         if die.cocked or len(examples.setdefault(die.face, [])) >= views:
             continue
-        outline = shown_die_outline(image, reader.read(image, dice_kind="lcr").dice)
+        outline = single_die_outline(reader.read(image, dice_kind="lcr").dice)
         if outline is None:
             refused += 1
             continue

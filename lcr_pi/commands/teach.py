@@ -72,16 +72,6 @@ def single_die_outline(dice):
     return np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]])
 
 
-def shown_die_outline(image, dice):
-    """The outline a taught view is cut by: the one die the reader sees (:func:`single_die_outline`),
-    its top face then found by its own edges (:func:`lcr_pi.vision.teach.fit_top_face`); None when
-    the reader sees no die or several."""
-    from lcr_pi.vision.teach import fit_top_face
-
-    outline = single_die_outline(dice)
-    return None if outline is None else fit_top_face(image, outline)
-
-
 def examples_from_folder(folder, reader=None) -> dict:
     """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``."""
     from lcr_pi.vision.dataset import load_roll_folder, read_image
@@ -104,7 +94,7 @@ def examples_from_folder(folder, reader=None) -> dict:
         elif item.boxes is not None and item.box_kind == "die":
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
-            outline = shown_die_outline(image, reader.read(image).dice)
+            outline = single_die_outline(reader.read(image).dice)
             if outline is None:
                 print(f"note: {item.image_path.name}: the reader did not see exactly one die; skipped")
                 continue
@@ -133,7 +123,7 @@ def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=pr
             if frame is None:
                 raise UserError("the camera gave no frames")
             dice = reader.read(frame).dice
-            outline = shown_die_outline(frame, dice)
+            outline = single_die_outline(dice)
             if outline is None:
                 say(f"I see {'no' if not dice else 'more than one'} die; put exactly one die in the tray and try again.")
                 continue

@@ -450,31 +450,3 @@ def test_a_night_names_a_teach_or_calibration_file_the_settings_name_but_that_is
     assert run_command._camera_dice(settings, night) is not None  # the night goes on, reading as it can
     assert any("teach-gone.npz" in p and "does not exist" in p for p in night.problems), night.problems
     assert any("gone.json" in p and "does not exist" in p and "without calibration" in p for p in night.problems)
-
-
-def test_a_shown_dies_top_face_is_found_by_its_edges_from_a_rough_outline():
-    # An outline half again too large and off centre (as the reader may give a design it never
-    # saw): the fitted square is the top face itself on most pictures (9 of 16 measured; the
-    # others mostly take in a side that shows), the rough one on none.
-    from lcr_pi.vision.teach import fit_top_face, mean_side
-
-    close_fit = close_rough = 0
-    for image, scene in bench_teach.design_scenes(11, 16, design="violet-words", n_dice=1):
-        (die,) = scene.dice
-        truth = np.asarray(die.corners, float)
-        centre, side = truth.mean(0), mean_side(truth)
-        rough = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * 0.75 * side + centre + (0.25 * side, -0.15 * side)
-
-        def close(quad):
-            return 0.85 < mean_side(quad) / side < 1.15 and np.linalg.norm(quad.mean(0) - centre) < 0.12 * side
-
-        close_fit += close(fit_top_face(image, rough))
-        close_rough += close(rough)
-    assert close_rough == 0 and close_fit >= 8
-
-
-def test_fitting_a_face_where_the_picture_is_blank_keeps_the_rough_outline():
-    from lcr_pi.vision.teach import fit_top_face
-
-    rough = np.array([[10.0, 10.0], [50.0, 10.0], [50.0, 50.0], [10.0, 50.0]])
-    assert np.array_equal(fit_top_face(np.full((100, 100, 3), 90, np.uint8), rough), rough)
