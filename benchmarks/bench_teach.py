@@ -14,13 +14,16 @@ Designs (``--design``):
 1. Teach like a player: scenes with one die each, in order, until every face has ``--views``
    (<= 5) views; the real reader outlines the die (:func:`lcr_pi.commands.teach.single_die_outline`,
    as ``lcr-pi teach`` does), a scene where it sees no die or several is shown again (counted).
+   ``--sessions N`` teaches each design N times from different pictures (renderer seeds 1, 1001,
+   2001, ...; one session's result depends much on the views it happens to get) and reads the
+   same test scenes with each taught set.
    ``--teach-from truth`` starts from the renderer's true corners instead (the die is still
    measured from the picture, as in real use).
 2. Read fresh scenes of the design (1-3 dice): the taught set alone on the true corners, the reader
    alone, and the reader with the taught set (``TaughtReader``).
 3. Pip dice: ``lcr-pi eval``-style metrics on the real test sets with and without the taught set.
 
-    .venv/bin/python benchmarks/bench_teach.py [--design all|violet-words|...] [--views 5] [--scenes 60]
+    .venv/bin/python benchmarks/bench_teach.py [--design all|violet-words|...] [--views 5] [--scenes 60] [--sessions 3]
 """
 
 from __future__ import annotations
@@ -195,6 +198,9 @@ def main() -> int:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     parser.add_argument("--models", default=None)
     parser.add_argument("--no-pip", action="store_true", help="skip the real pip test sets")
+    parser.add_argument("--sessions", type=int, default=1,
+                        help="teach each design this many times from different pictures (one teaching "
+                             "session varies a lot with the views it happens to get) and report each and the mean")
     args = parser.parse_args()
     cv2.setNumThreads(1)
 
@@ -208,29 +214,41 @@ def main() -> int:
         print(f"reader not available ({exc}): teaching from true corners; no end-to-end or pip measurements")
     taught_sets = []
     for design in DESIGNS if args.design == "all" else (args.design,):
-        if args.teach_from == "truth" or reader is None:
-            examples, refused = teaching_examples(design_scenes(1, 40, design=design), args.views), 0
-        else:
-            examples, refused = player_examples(reader, design_scenes(1, 80, design=design, n_dice=1), args.views)
-        start = time.perf_counter()
-        taught = teach(examples, name=design, kind="lcr")
-        taught_sets.append(taught)
-        mixed = {f"{g}->{f}": v for g, row in taught.confusion.items() for f, v in row.items() if v >= 1}
-        print(f"{design}: taught from {args.teach_from if reader else 'truth'} outlines in "
-              f"{time.perf_counter() - start:.1f} s: views shown {dict((f, len(v)) for f, v in examples.items())}, "
-              f"kept {taught.views} ({refused} pictures refused), scale {taught.scale:.3f}, "
-              f"held-out views nearer another face: {mixed or 'none'}")
         test = design_scenes(2, args.scenes, design=design)
-        m = score_truth(taught, test)
-        print(f"{design}, taught set on true corners: {m['dice']} dice, correct {m['correct']:.2%}, "
-              f"unsure {m['unsure']:.2%}, sure and wrong {m['wrong']:.2%}")
-        if reader is None:
-            continue
-        taught_reader = TaughtReader(reader, taught)
-        for name, read in (("reader alone", reader.read), ("reader + taught set", taught_reader.read)):
-            m, times = score_reader(read, test)
-            print(f"{design}, {name}: die accuracy {m['die_accuracy']:.2%}, silent errors {m['silent_error_rate']:.2%}, "
-                  f"unsure {m['unsure_rate']:.2%}, recall {m['recall']:.2%}, {statistics.median(times):.1f} ms median")
+        session_accuracy = []
+        for session in range(args.sessions):
+            # Session 0 teaches from renderer seed 1, as this benchmark always has; further sessions
+            # are other players showing other views (seeds 1001, 2001, ...), read on the same test scenes.
+            teach_seed = 1 + 1000 * session
+            if args.teach_from == "truth" or reader is None:
+                examples, refused = teaching_examples(design_scenes(teach_seed, 40, design=design), args.views), 0
+            else:
+                examples, refused = player_examples(reader, design_scenes(teach_seed, 80, design=design, n_dice=1), args.views)
+            start = time.perf_counter()
+            taught = teach(examples, name=design, kind="lcr")
+            if session == 0:
+                taught_sets.append(taught)
+            mixed = {f"{g}->{f}": v for g, row in taught.confusion.items() for f, v in row.items() if v >= 1}
+            print(f"{design} (teaching session {session}, seed {teach_seed}): taught from "
+                  f"{args.teach_from if reader else 'truth'} outlines in "
+                  f"{time.perf_counter() - start:.1f} s: views shown {dict((f, len(v)) for f, v in examples.items())}, "
+                  f"kept {taught.views} ({refused} pictures refused), scale {taught.scale:.3f}, "
+                  f"held-out views nearer another face: {mixed or 'none'}")
+            m = score_truth(taught, test)
+            print(f"{design}, taught set on true corners: {m['dice']} dice, correct {m['correct']:.2%}, "
+                  f"unsure {m['unsure']:.2%}, sure and wrong {m['wrong']:.2%}")
+            if reader is None:
+                continue
+            taught_reader = TaughtReader(reader, taught)
+            readers = (("reader alone", reader.read),) if session == 0 else ()
+            for name, read in readers + (("reader + taught set", taught_reader.read),):
+                m, times = score_reader(read, test)
+                print(f"{design}, {name}: die accuracy {m['die_accuracy']:.2%}, silent errors {m['silent_error_rate']:.2%}, "
+                      f"unsure {m['unsure_rate']:.2%}, recall {m['recall']:.2%}, {statistics.median(times):.1f} ms median")
+            session_accuracy.append(m["die_accuracy"])
+        if len(session_accuracy) > 1:
+            print(f"{design}, reader + taught set over {len(session_accuracy)} teaching sessions: die accuracy mean "
+                  f"{statistics.mean(session_accuracy):.2%}, lowest {min(session_accuracy):.2%}, highest {max(session_accuracy):.2%}")
     if reader is None or args.no_pip:
         return 0
     from lcr_pi.commands.eval import evaluate_folder
