@@ -343,7 +343,7 @@ def _build_classifier():
         return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
     # Two convolutions at every scale (48, 24, 12, 6 px): the small pips of a 25 px die are
-    # counted at full resolution. About 9 M multiply-adds per crop.
+    # counted at full resolution. About 84 M multiply-adds per crop (3.3 ms on one core here).
     return nn.Sequential(
         cbr(3, 32), cbr(32, 32), nn.MaxPool2d(2),  # 24
         cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),  # 12
@@ -628,6 +628,9 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
         model.load_state_dict(torch.load(init))
         max_lr = 1e-3  # continuing: a gentler cycle
         print(f"continuing from {init}")
+    # bfloat16 on the CPU with channels-last tensors trains about 3x faster here (AVX512-BF16); the
+    # exported model is float32 as before.
+    model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(float)
@@ -651,7 +654,9 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
         idx = rng.choice(len(labels), size=batch, p=w)
         x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
         y = torch.from_numpy(labels[idx])
-        loss = torch.nn.functional.cross_entropy(model(x), y)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            logits = model(x.to(memory_format=torch.channels_last))
+        loss = torch.nn.functional.cross_entropy(logits.float(), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -667,6 +672,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
         print(f"held-out {name}: accuracy {acc:.4f} on {len(l)} crops")
         print_confusion(confusion)
     path = out / "dice_faces.onnx"
+    model = model.to(memory_format=torch.contiguous_format).float()
     torch.save(model.state_dict(), out / "dice_faces.pt")  # not shipped: lets a later run continue (--classifier-init)
     _export(model, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
     return path
