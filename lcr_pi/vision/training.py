@@ -353,6 +353,27 @@ def _build_classifier():
     )
 
 
+def _optimise(opt, sched, loss) -> None:
+    """One optimiser step on ``loss`` and one step of the learning-rate schedule."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+
+
+def _classification_step(model, opt, sched, x, y):
+    """One training step of a classifying network (the face classifier, the pair network): the
+    forward pass in bfloat16 on channels-last tensors (about 3x faster on this CPU, AVX512-BF16),
+    the cross-entropy in float32. Returns the loss."""
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits = model(x.to(memory_format=torch.channels_last))
+    loss = torch.nn.functional.cross_entropy(logits.float(), y)
+    _optimise(opt, sched, loss)
+    return loss
+
+
 def _export(model, example, path: Path, dynamic: dict):
     import torch
 
@@ -461,10 +482,7 @@ def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, thre
         l_off = (mask[:, 1:2] * (y[:, 3:5] - reg[:, 2:4]).abs()).sum() / mask[:, 1].sum().clamp(min=1)
         l_ang = (mask[:, 2:3] * (y[:, 5:7] - reg[:, 4:6]).abs()).sum() / mask[:, 2].sum().clamp(min=1)
         loss = focal / n_pos + l_size + l_off + 0.5 * l_ang
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        _optimise(opt, sched, loss)
         if step % 100 == 0 or step == steps - 1:
             print(f"detector step {step}/{steps} loss {loss.item():.3f} (focal {focal.item() / n_pos.item():.3f} "
                   f"size {l_size.item():.3f} off {l_off.item():.3f} ang {l_ang.item():.3f}) {time.time() - t0:.0f}s", flush=True)
@@ -628,9 +646,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
         model.load_state_dict(torch.load(init))
         max_lr = 1e-3  # continuing: a gentler cycle
         print(f"continuing from {init}")
-    # bfloat16 on the CPU with channels-last tensors trains about 3x faster here (AVX512-BF16); the
-    # exported model is float32 as before.
-    model = model.to(memory_format=torch.channels_last)
+    model = model.to(memory_format=torch.channels_last)  # trained in bfloat16 (_classification_step), exported float32
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(float)
@@ -653,14 +669,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     for step in range(steps):
         idx = rng.choice(len(labels), size=batch, p=w)
         x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
-        y = torch.from_numpy(labels[idx])
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            logits = model(x.to(memory_format=torch.channels_last))
-        loss = torch.nn.functional.cross_entropy(logits.float(), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        loss = _classification_step(model, opt, sched, x, torch.from_numpy(labels[idx]))
         if step % 200 == 0 or step == steps - 1:
             report = ""
             for name, (r, l, _) in (held or {}).items():
@@ -864,14 +873,7 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
     for step in range(steps):
         idx = rng.choice(len(labels), size=128, p=w)
         xs, ys = zip(*(pair_example(crops[i], int(labels[i]), rng) for i in idx))
-        x = torch.from_numpy(pairs_to_blob(list(xs))).to(memory_format=torch.channels_last)
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            logits = model(x)
-        loss = torch.nn.functional.cross_entropy(logits.float(), torch.tensor(ys))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        loss = _classification_step(model, opt, sched, torch.from_numpy(pairs_to_blob(list(xs))), torch.tensor(ys))
         if step % 1000 == 0 or step == steps - 1:
             print(f"pair step {step}/{steps} loss {loss.item():.3f}{watch()} "
                   f"{time.time() - t0:.0f}s", flush=True)
