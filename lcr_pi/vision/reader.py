@@ -208,6 +208,18 @@ def check_frame(frame) -> np.ndarray:
     return np.ascontiguousarray(frame)
 
 
+@dataclass
+class FrameMemo:
+    """What the models said about one frame, for more than one read of it (:meth:`DiceReader.read`):
+    the detector's finds by look (input size, lowest score kept, region), the classifier's class
+    probabilities and the crop's sharpness by find, the pair network's belief by pair of finds.
+    Good for one frame only: a new frame needs a new memo."""
+
+    looks: dict = field(default_factory=dict)
+    faces: dict = field(default_factory=dict)
+    pairs: dict = field(default_factory=dict)
+
+
 class DiceReader:
     """Loads the models once; call :meth:`read` for each frame (it keeps no state between frames)."""
 
@@ -231,7 +243,7 @@ class DiceReader:
         self.settings = settings
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None,
-             region=None) -> Reading:
+             region=None, memo: "FrameMemo | None" = None) -> Reading:
         """Read one BGR frame.
 
         Without ``die_px`` the detector looks at the frame scaled to a long side of 448 px and, when
@@ -243,7 +255,9 @@ class DiceReader:
         at the scale and on the grid of a whole-frame look, so a die scores as it would in the whole
         frame while the clutter outside costs nothing. Positions in messages stay frame positions.
         ``calibration`` is accepted for wrappers' sake (:class:`~lcr_pi.vision.calibration.CalibratedReader`
-        applies it) and ignored here.
+        applies it) and ignored here. ``memo`` (a :class:`FrameMemo`, for more than one read of the
+        *same* frame) keeps what the models said, so that another look at that frame (another die
+        size, region or dice kind) runs them only on what the earlier looks did not see.
         """
         if dice_kind not in DICE_KINDS:
             raise UserError(f"dice kind must be one of {', '.join(DICE_KINDS)}, got {dice_kind!r}")
@@ -252,42 +266,63 @@ class DiceReader:
         if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px) and die_px > 0):
             raise UserError(f"die size must be a positive number of pixels, got {die_px!r}")
         region = _check_region(region, frame.shape)
-        dets = self.find_dice(frame, die_px=die_px, region=region)
+        memo = FrameMemo() if memo is None else memo
+        dets = self.find_dice(frame, die_px=die_px, region=region, memo=memo)
         if dets is None:
             return Reading((), "no_dice", message="The picture is blank: is the camera covered or the light off?")
         if not dets:
             return Reading((), "no_dice", message="No dice seen on the tray.")
-        crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in dets]
-        could_be_sure = min(st.sure_detection, st.rescue_detection)
-        probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
-                               only=[d.score >= could_be_sure for d in dets])
-        return interpret(dets, probs, frame.shape, dice_kind, st, [sharpness(c) for c in crops],
-                         pairs=self.touching(frame, dets, probs))
+        new = [d for d in dict.fromkeys(dets) if d not in memo.faces]
+        if new:
+            crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in new]
+            could_be_sure = min(st.sure_detection, st.rescue_detection)
+            probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
+                                   only=[d.score >= could_be_sure for d in new])
+            memo.faces.update((d, (p, sharpness(c))) for d, p, c in zip(new, probs, crops))
+        probs = np.stack([memo.faces[d][0] for d in dets])
+        return interpret(dets, probs, frame.shape, dice_kind, st, [memo.faces[d][1] for d in dets],
+                         pairs=self.touching(frame, dets, probs, memo))
 
-    def touching(self, frame: np.ndarray, dets, probs: np.ndarray):
+    def touching(self, frame: np.ndarray, dets, probs: np.ndarray, memo: "FrameMemo | None" = None):
         """The pairs of finds that may touch (indices into ``dets``) and the pair network's belief for
         each (see :mod:`lcr_pi.vision.pairs`); None without a pair network. Finds the classifier
         takes for background are left out of pairs."""
         if self._pairs is None:
             return None
+        memo = FrameMemo() if memo is None else memo
         likely = [i for i in range(len(dets)) if probs[i, _BACKGROUND] < self.settings.drop_background]
         pairs = [(likely[a], likely[b]) for a, b in touching_pairs([dets[i] for i in likely])]
-        return pairs, pair_beliefs(self._pairs, frame, dets, pairs, self.settings.pair_again_below)
+        new = list(dict.fromkeys((dets[i], dets[j]) for i, j in pairs if (dets[i], dets[j]) not in memo.pairs))
+        if new:
+            found = list(dict.fromkeys(d for pair in new for d in pair))
+            beliefs = pair_beliefs(self._pairs, frame, found, [(found.index(a), found.index(b)) for a, b in new],
+                                   self.settings.pair_again_below)
+            memo.pairs.update(zip(new, beliefs))
+        beliefs = [memo.pairs[(dets[i], dets[j])] for i, j in pairs]
+        return pairs, (np.stack(beliefs) if beliefs else pair_beliefs(self._pairs, frame, dets, []))
 
     def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, doubt: float | None = None,
-                  region=None) -> list | None:
+                  region=None, memo: "FrameMemo | None" = None) -> list | None:
         """The detector's candidates in a checked BGR frame (frame pixels, best first), looked for at
         the scale :meth:`read` describes, only in ``region`` when given, and only of about the die
         size ``die_px`` when given (:data:`DIE_SIZE_RANGE`); ``None`` for a blank frame. ``doubt``
         overrides the settings' lowest detector score kept (calibration looks at everything once)."""
         st = self.settings
         doubt = st.doubt_detection if doubt is None else doubt
+        memo = FrameMemo() if memo is None else memo
+
+        def look(long_side: int):
+            key = (long_side, doubt, region)
+            if key not in memo.looks:
+                memo.looks[key] = self._look(frame, long_side, doubt, region)
+            return memo.looks[key]
+
         long_side = DETECT_LONG_SIDE if die_px is None else self._long_side_for(frame.shape, die_px)
-        dets = self._look(frame, long_side, doubt, region)
+        dets = look(long_side)
         if dets and die_px is None:
             better = self._better_long_side(dets, detector_scale(frame.shape, long_side), frame.shape)
             if better is not None:
-                dets = self._look(frame, better, doubt, region) or []
+                dets = look(better) or []
         if dets and die_px is not None:
             # With the dice's size known, a find of another size is a pip, a chip or a blob, not a
             # die: it would cost a classification and could only make the frame unsure.

@@ -38,7 +38,7 @@ class RecordingReader:
         self.dice_at = dice_at  # [(cx, cy, side)] in frame pixels
         self.seen, self.regions, self.die_px = [], [], []
 
-    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None, region=None):
+    def read(self, frame, *, dice_kind="auto", calibration=None, die_px=None, region=None, memo=None):
         self.seen.append(frame)
         self.regions.append(region)
         self.die_px.append(die_px)
@@ -87,20 +87,21 @@ def test_the_calibrated_reader_reads_only_the_tray_and_describes_dice_on_it():
     cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
     inner = RecordingReader([(230, 140, 40), (50, 50, 40)])  # near the top left of the tray, and off it
     reading = CalibratedReader(inner, cal).read(frame)
-    # The reader reads the whole frame's tray region, with the die size known (it scales itself).
-    assert inner.seen[0] is frame and inner.regions == [(200, 100, 500, 400)] and inner.die_px == [40.0]
+    # The reader reads the whole frame's tray region, with the die size known (it scales itself);
+    # the reading is unsure, so it looks once more at the same region choosing its own scale.
+    assert inner.seen[0] is frame and inner.regions == [(200, 100, 500, 400)] * 2 and inner.die_px == [40.0, None]
     die, = reading.dice
     assert die.centre == (230, 140) and die.box == (210, 120, 250, 160) and die.corners[0] == (210, 120)
     assert die.where == "top left" and reading.message == "Not sure about the die at the top left; please check or re-roll."
     # Frames of the same shape but another size use the calibration scaled (the die size too);
     # another shape reads the whole frame.
     CalibratedReader(inner, cal).read(np.zeros((960, 1280, 3), np.uint8))
-    assert inner.regions[1] == (400, 200, 1000, 800) and inner.die_px[1] == 80.0
+    assert inner.regions[2] == (400, 200, 1000, 800) and inner.die_px[2] == 80.0
     CalibratedReader(inner, cal).read(np.zeros((720, 1280, 3), np.uint8))
-    assert inner.regions[2] is None and inner.die_px[2] is None
+    assert inner.regions[4] is None and inner.die_px[4] is None
     # No calibration: the whole frame.
     CalibratedReader(inner, None).read(frame)
-    assert inner.seen[3] is frame and inner.regions[3] is None
+    assert inner.seen[5] is frame and inner.regions[5] is None and len(inner.regions) == 6
 
 
 def test_without_a_die_size_the_tray_is_read_at_the_whole_frames_scale():
@@ -126,17 +127,17 @@ def test_with_an_empty_tray_reference_only_the_changed_part_is_read_and_dice_are
     # The reader reads that part only; a die found at its top left is described where it is on the tray.
     inner = RecordingReader([(part[0] + 10, part[1] + 10, 20)])
     reading = CalibratedReader(inner, cal, empty).read(frame)
-    assert inner.regions == [part]
+    assert inner.regions == [part, part]  # the die size's look and, the reading unsure, a second one
     die = reading.dice[0]
     assert die.centre == (part[0] + 10, part[1] + 10)
     assert die.where == describe_position(part[0] + 10, part[1] + 10, 640, 480)
     assert die.where in reading.message
     # Preview frames of another size use the reference scaled; nothing changed reads the whole tray.
     CalibratedReader(inner, cal, empty).read(cv2.resize(frame, (1280, 960)))
-    x0, y0, x1, y1 = inner.regions[1]
+    x0, y0, x1, y1 = inner.regions[2]
     assert (x1 - x0) < 1280 and (y1 - y0) < 960
     CalibratedReader(inner, cal, empty).read(empty)
-    assert inner.regions[2] == (0, 0, 640, 480)
+    assert inner.regions[4] == (0, 0, 640, 480)
 
 
 class ClearReader(RecordingReader):
@@ -145,6 +146,42 @@ class ClearReader(RecordingReader):
     def read(self, frame, **kw):
         reading = super().read(frame, **kw)
         return Reading(tuple(replace(d, sure=True) for d in reading.dice), "clear", (), "Read.")
+
+
+class ScaleMindedReader(RecordingReader):
+    """Unsure when looking at the calibrated die size, ``second`` ("clear", "unsure" or "cocked",
+    with other dice) when choosing its own scale: a die found as two finds at the calibrated size."""
+
+    def __init__(self, dice_at, second: str, second_dice):
+        super().__init__(dice_at)
+        self.second, self.second_dice = second, second_dice
+
+    def read(self, frame, **kw):
+        reading = super().read(frame, **kw)
+        if kw.get("die_px") is not None:
+            return reading
+        dice = tuple(replace(d, face="6", sure=self.second == "clear", cocked=self.second == "cocked")
+                     for d in RecordingReader(self.second_dice).read(frame, **kw).dice)
+        return Reading(dice, self.second, () if self.second == "clear" else (0,), f"Second look: {self.second}.")
+
+
+@pytest.mark.parametrize("second, taken", [("clear", True), ("unsure", False), ("cocked", False)])
+def test_an_unsure_calibrated_reading_is_looked_at_again_at_the_readers_own_scale(second, taken):
+    frame = np.zeros((480, 640, 3), np.uint8)
+    cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
+    inner = ScaleMindedReader([(230, 140, 40), (260, 140, 30)], second, [(245, 140, 70)])
+    reading = CalibratedReader(inner, cal).read(frame)
+    assert inner.die_px == [40.0, None] and inner.regions == [(200, 100, 500, 400)] * 2
+    # Only a clear second look replaces the first: a leaning die ("cocked") is never read away.
+    assert (reading.verdict, reading.faces) == (("clear", ("6",)) if taken else ("unsure", ("4", "4")))
+    assert all(d.where == "top left" for d in reading.dice)  # placed on the tray either way
+
+
+def test_a_clear_calibrated_reading_is_not_looked_at_again():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    inner = ClearReader([(230, 140, 40)])
+    reading = CalibratedReader(inner, Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)).read(frame)
+    assert reading.verdict == "clear" and inner.die_px == [40.0]
 
 
 def test_a_change_where_no_die_was_read_makes_a_clear_reading_unsure():
@@ -164,6 +201,10 @@ def test_a_change_where_no_die_was_read_makes_a_clear_reading_unsure():
     # Without the reference there is nothing to compare with: the reader's word stands.
     inner = ClearReader([(115, 215, 30)])
     assert CalibratedReader(inner, cal).read(frame).verdict == "clear"
+    # A clear second look (the first, at the die size, unsure) is held to the same check.
+    inner = ScaleMindedReader([(115, 215, 30)], "clear", [(115, 215, 30)])
+    reading = CalibratedReader(inner, cal, empty).read(frame)
+    assert inner.die_px == [30.0, None] and reading.verdict == "unsure" and reading.faces == ("6",)
 
 
 def test_changed_region_reads_everything_when_the_change_is_everywhere_or_nowhere():

@@ -417,3 +417,42 @@ def test_with_a_known_die_size_finds_of_another_size_are_not_dice():
     # A find under half the die's size (a pip) or over twice it is none: nothing is left to read.
     assert scripted.find_dice(frame, die_px=150.0) == [] and scripted.find_dice(frame, die_px=12.0) == []  # 68.6 and 30 px
     assert scripted.read(frame, dice_kind="pip", die_px=150.0).verdict == "no_dice"
+
+
+class CountingNet:
+    """A model that counts the pictures it is shown (it wraps a real ``cv2.dnn`` net)."""
+
+    def __init__(self, net):
+        self.net, self.shown = net, 0
+
+    def setInput(self, blob):
+        self.shown += len(blob)
+        self.net.setInput(blob)
+
+    def forward(self, *names):
+        return self.net.forward(*names)
+
+
+def test_a_memo_lets_a_second_look_at_the_same_frame_run_the_models_only_on_what_is_new():
+    from lcr_pi.vision.reader import FrameMemo
+
+    reader = DiceReader()
+    scene = random_scene(np.random.default_rng(11), size=(1280, 960), n_dice=3, kind="lcr")
+    side = float(np.mean([d.box[2] - d.box[0] for d in scene.dice]))
+    fresh_sized, fresh = reader.read(scene.image, die_px=side), reader.read(scene.image)
+    reader._detector = CountingNet(reader._detector)
+    reader._classifier, reader._pairs = CountingNet(reader._classifier), CountingNet(reader._pairs)
+    nets = (reader._detector, reader._classifier, reader._pairs)
+    memo = FrameMemo()
+    assert reader.read(scene.image, die_px=side, memo=memo) == fresh_sized
+    first = [n.shown for n in nets]
+    assert all(first[:2]) and memo.looks and memo.faces
+    # The same look again costs nothing; a look without the die size reads as a fresh read does,
+    # showing the classifier only finds the first look did not have.
+    assert reader.read(scene.image, die_px=side, memo=memo) == fresh_sized and [n.shown for n in nets] == first
+    known = set(memo.faces)
+    assert reader.read(scene.image, memo=memo) == fresh
+    assert reader._classifier.shown - first[1] <= 4 * len(set(memo.faces) - known)  # four turns at most each
+    # A fresh memo runs the models again.
+    before = reader._classifier.shown
+    assert reader.read(scene.image, memo=FrameMemo()) == fresh and reader._classifier.shown > before
