@@ -35,7 +35,7 @@ from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
-from lcr_pi.vision.pairs import leaning_by_pairs, pair_beliefs, touching_pairs
+from lcr_pi.vision.pairs import PAIR_CLASSES, leaning_by_pairs, pair_beliefs, touching_pairs
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 DICE_KINDS = ("auto", "pip", "lcr", "wild")
@@ -299,7 +299,7 @@ class DiceReader:
                                    self.settings.pair_again_below)
             memo.pairs.update(zip(new, beliefs))
         beliefs = [memo.pairs[(dets[i], dets[j])] for i, j in pairs]
-        return pairs, (np.stack(beliefs) if beliefs else pair_beliefs(self._pairs, frame, dets, []))
+        return pairs, (np.stack(beliefs) if beliefs else np.zeros((0, len(PAIR_CLASSES)), np.float32))
 
     def find_dice(self, frame: np.ndarray, *, die_px: float | None = None, doubt: float | None = None,
                   region=None, memo: "FrameMemo | None" = None) -> list | None:
