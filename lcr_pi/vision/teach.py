@@ -78,6 +78,9 @@ KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot
 COARSE_SCALES = (0.55, 0.65, 0.77, 0.9, 1.05, 1.25)
 COARSE_SHIFTS = (-0.3, -0.15, 0.0, 0.15, 0.3)
 COARSE_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
+# A reading cut smaller than this share of the outline it was looked for in is part of a face or
+# a mark (see TaughtSet.match). Teaching searches the whole range: the player's outline may be far off.
+MIN_CUT = 0.7
 
 
 # --------------------------------------------------------------------------------------------
@@ -335,10 +338,10 @@ def _similar(h) -> tuple[float, float, float, float]:
     return float(x), float(y), math.sqrt(abs(a * d - b * c)), math.atan2(c - b, a + d)
 
 
-def _coarse_grid(start: np.ndarray) -> np.ndarray:
+def _coarse_grid(start: np.ndarray, min_cut: float = 0.0) -> np.ndarray:
     x, y, s, a = _similar(start)
     out = []
-    for k in COARSE_SCALES:
+    for k in (k for k in COARSE_SCALES if k >= min_cut):
         side = s * k
         for t in COARSE_TURNS:
             ang = a + math.radians(t)
@@ -356,10 +359,12 @@ _T40 = math.radians(40)
 _MOVES = np.array([[[1, 0], [0, 1]], [[0, -_T40], [_T40, 0]], [[1, 0], [0, -1]], [[0, 1], [1, 0]]], np.float64)
 
 
-def _neighbours(hs: np.ndarray, step: float) -> np.ndarray:
+def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: float = 0.0) -> np.ndarray:
     """For each hypothesis (N, 6), its 12 neighbours one step away (N, 12, 6): shifted by
-    +-step*size along x and y, and changed by each of the moves. Maps slanted beyond 1.6:1 are
-    pulled back to the start (faces are seen at most at a moderate slant)."""
+    +-step*size along x and y, and changed by each of the moves. Maps slanted beyond 1.6:1, or
+    smaller than ``min_cut`` of the context's face, are pulled back to the start (faces are seen
+    at most at a moderate slant). With ``fixed_size`` every move keeps the map's size: a view cut at
+    its die's measured size is only shifted, turned and slanted."""
     hs = _affine(hs).reshape(-1, 6)
     n = len(hs)
     A = hs[:, 2:].reshape(n, 2, 2)
@@ -372,17 +377,22 @@ def _neighbours(hs: np.ndarray, step: float) -> np.ndarray:
         B = np.einsum("nij,mjk->nmik", A, np.eye(2) + sign * step * _MOVES)
         out[:, k + 2:k + 6, 2:] = B.reshape(n, 4, 4)
         k += 6
+    if fixed_size:
+        dets = np.abs(out[..., 2] * out[..., 5] - out[..., 3] * out[..., 4])
+        out[..., 2:] *= np.sqrt(np.abs(np.linalg.det(A))[:, None] / np.maximum(dets, 1e-12))[..., None]
     M = out[..., 2:]
     # singular values of 2x2 maps in closed form
     p = (M ** 2).sum(-1)
     det = np.abs(M[..., 0] * M[..., 3] - M[..., 1] * M[..., 2])
     disc = np.sqrt(np.maximum(p * p - 4 * det * det, 0))
     ratio = np.sqrt((p + disc) / np.maximum(p - disc, 1e-12))
-    out[ratio > 1.6] = hs[:, None, :].repeat(12, 1)[ratio > 1.6]
+    pulled_back = (ratio > 1.6) | (np.sqrt(det) < min_cut * FACE_PX)
+    out[pulled_back] = hs[:, None, :].repeat(12, 1)[pulled_back]
     return out
 
 
-def _descend(fine_ctx: np.ndarray, rows: list[np.ndarray], starts: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+def _descend(fine_ctx: np.ndarray, rows: list[np.ndarray], starts: list[np.ndarray],
+             fixed_size: bool = False, min_cut: float = 0.0) -> list[tuple[float, np.ndarray]]:
     """Local searches, one per (rows, start) pair, run side by side: from each start, the cut nearest
     its rows (squared distance, hypothesis)."""
     k = len(rows)
@@ -405,7 +415,7 @@ def _descend(fine_ctx: np.ndarray, rows: list[np.ndarray], starts: list[np.ndarr
         for _ in range(4):
             if len(active) == 0:
                 break
-            cand = _neighbours(hs[active], step)  # (a, 12, 6)
+            cand = _neighbours(hs[active], step, fixed_size, min_cut)  # (a, 12, 6)
             dd = distances(_fine_descriptors(fine_ctx, cand.reshape(-1, 6)), np.repeat(active, 12)).reshape(len(active), 12)
             i = dd.argmin(1)
             better = dd[np.arange(len(active)), i] < ds[active] - 1e-9
@@ -424,26 +434,29 @@ class Match:
     distances: dict  # face -> best distance reached by any cut for that face
 
 
-def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide: bool = True) -> Match:
+def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide: bool = True,
+            fixed_size: bool = False, min_cut: float = 0.0) -> Match:
     """Find the cut of ``ctx`` nearest the stored rows, and each face's best distance.
 
     A wide coarse search (sizes, shifts, turns of :data:`COARSE_SCALES` etc.) picks, for each face,
     its best coarse cut; each is then refined on fine descriptors by a shrinking local search. Each
-    face gets its own best alignment, so "as close to two faces" is judged fairly.
+    face gets its own best alignment, so "as close to two faces" is judged fairly. No cut is smaller
+    than ``min_cut`` of the context's face (:data:`MIN_CUT` when reading); with ``fixed_size`` the
+    local search keeps the start's size.
     """
     fine_ctx, coarse_ctx = _prepare(ctx)
     start = _base_hypothesis(ctx) if start is None else np.asarray(start, np.float64)
     faces = sorted(set(rows.faces.tolist()))
     starts: dict[str, np.ndarray] = {}
     if wide:
-        grid = _coarse_grid(start)
+        grid = _coarse_grid(start, min_cut)
         d = _sqdist(_coarse_descriptors(coarse_ctx, grid), rows.coarse)
         for f in faces:
             col = d[:, rows.coarse_faces == f].min(1)
             starts[f] = grid[int(np.argmin(col))]
     else:
         starts = {f: start for f in faces}
-    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in faces], [starts[f] for f in faces])
+    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in faces], [starts[f] for f in faces], fixed_size, min_cut)
     best = {f: (math.sqrt(d), h) for f, (d, h) in zip(faces, results)}
     face = min(best, key=lambda f: best[f][0])
     return Match(tuple(float(v) for v in best[face][1]), face, {f: v[0] for f, v in best.items()})
@@ -520,8 +533,20 @@ class TaughtSet:
         return name, round(min(familiar, distinct), 4), d1 <= FAMILIAR * self.scale
 
     def match(self, ctx: np.ndarray) -> Match:
-        """Search a context crop (:func:`face_context`) for the face."""
-        return _search(ctx, self.rows)
+        """Search a context crop (:func:`face_context`) for the face.
+
+        Searched at any size first. A best cut much smaller than the context's die (under
+        :data:`MIN_CUT`) is part of a face looking like a smaller face (the bowl of an R like the
+        ring of the dot face) or a mark (one pip of another kind of die): searched again at the
+        die's size, a clear match there names the die; otherwise the small cut is returned (and
+        :func:`find_taught_dice` drops a find under 0.6 of the die as a mark, so that a die of
+        another kind keeps the reader's reading)."""
+        m = _search(ctx, self.rows)
+        if _similar(m.hypothesis)[2] >= MIN_CUT * FACE_PX:
+            return m
+        again = _search(ctx, self.rows, min_cut=MIN_CUT)
+        _, confidence, familiar = self.judge(again.distances)
+        return again if familiar and confidence >= CLEAR_FIND else m
 
     def classify(self, ctx: np.ndarray) -> tuple[str, float, bool]:
         """Face, confidence and familiarity of the die in a context crop (:func:`face_context`)."""
@@ -591,8 +616,9 @@ def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2)
     """Find the face in every view by aligning the views of each face on each other.
 
     Each view starts at its die's middle and edge direction. The view the others match best (each
-    searched for in turn) is the anchor: the others are aligned on it, then each on all the others
-    of its face. Returns each view's hypothesis and its leave-one-view-out distance (how far it is
+    searched for in turn) is the anchor: the others are aligned on it; each is cut at its die's
+    measured size (:func:`_sized_to_dice`), then aligned on all the others of its face (shifted,
+    turned and slanted, its size kept). Returns each view's hypothesis and its leave-one-view-out distance (how far it is
     from the nearest other view of its face after alignment)."""
     prepared = [_prepare(c)[0] for c in contexts]
     hyps = [_affine(_base_hypothesis(c)) for c in contexts]
@@ -616,14 +642,53 @@ def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2)
             for i in views:
                 if i != anchor:
                     hyps[i] = np.array(found[i, anchor].hypothesis)
+    hyps = _sized_to_dice(contexts, labels, hyps)
+    for f in dict.fromkeys(labels):
+        views = [int(i) for i in np.flatnonzero(labels_arr == f)]
         for _ in range(rounds):
             new = list(hyps)
             for i in views:
                 others = [j for j in views if j != i]
-                m = _search(contexts[i], rows_of(others, hyps), start=hyps[i], wide=False)
+                if not others:
+                    continue
+                m = _search(contexts[i], rows_of(others, hyps), start=hyps[i], wide=False, fixed_size=True)
                 new[i], dist[i] = np.array(m.hypothesis), m.distances[f]
             hyps = new
     return hyps, dist
+
+
+VIEW_SIZE_SPREAD = 1.15  # a view measured this much off its face's other views takes their size
+
+
+def _sized_to_dice(contexts, labels, hyps):
+    """Each view's face cut at the size of its die as measured in its picture (the widest part of
+    the body colour's blob, :meth:`BodyMap.measure`), so that every face is taught at one scale.
+
+    Aligned on each other, a face's views agree among themselves but not with the die: from the
+    player's rough outlines one face was taught at 1.5 times its size and another at 0.9 (a ring
+    matches a larger ring's middle), and at reading the one taught too large claimed the dice
+    beside it. Each view takes its own measure; one measured more than :data:`VIEW_SIZE_SPREAD` off
+    the median of its face's views (a neighbour's side in the blob, a shadow) takes the median."""
+    body = _body_colour(contexts, hyps)
+    ratios = np.full(len(contexts), np.nan)
+    for i, (ctx, h) in enumerate(zip(contexts, hyps)):
+        x, y, side, _ = _similar(h)
+        measured = BodyMap(ctx, body).measure(x, y, reach=0.5 * side)
+        if measured is not None and 0.4 < side / mean_side(measured) < 2.5:
+            ratios[i] = side / mean_side(measured)
+    out = list(hyps)
+    labels_arr = np.array(labels)
+    for f in dict.fromkeys(labels):
+        mine = np.flatnonzero(labels_arr == f)
+        known = ratios[mine][np.isfinite(ratios[mine])]
+        if len(known) == 0:
+            continue
+        median = float(np.median(known))
+        for i in mine:
+            r = ratios[i] if np.isfinite(ratios[i]) and abs(math.log(ratios[i] / median)) <= math.log(VIEW_SIZE_SPREAD) else median
+            x, y, a, b, c, d = _affine(hyps[i])
+            out[i] = np.array([x, y, a / r, b / r, c / r, d / r])
+    return out
 
 
 # Each taught view is also stored as seen at a slight slant (a die elsewhere in the picture, or
