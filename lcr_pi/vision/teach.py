@@ -456,7 +456,8 @@ def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide:
             starts[f] = grid[int(np.argmin(col))]
     else:
         starts = {f: start for f in faces}
-    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in faces], [starts[f] for f in faces], fixed_size, min_cut)
+    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in faces], [starts[f] for f in faces],
+                       fixed_size, min_cut)
     best = {f: (math.sqrt(d), h) for f, (d, h) in zip(faces, results)}
     face = min(best, key=lambda f: best[f][0])
     return Match(tuple(float(v) for v in best[face][1]), face, {f: v[0] for f, v in best.items()})
@@ -618,8 +619,8 @@ def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2)
     Each view starts at its die's middle and edge direction. The view the others match best (each
     searched for in turn) is the anchor: the others are aligned on it; each is cut at its die's
     measured size (:func:`_sized_to_dice`), then aligned on all the others of its face (shifted,
-    turned and slanted, its size kept). Returns each view's hypothesis and its leave-one-view-out distance (how far it is
-    from the nearest other view of its face after alignment)."""
+    turned and slanted, its size kept). Returns each view's hypothesis and its leave-one-view-out
+    distance (how far it is from the nearest other view of its face after alignment)."""
     prepared = [_prepare(c)[0] for c in contexts]
     hyps = [_affine(_base_hypothesis(c)) for c in contexts]
     dist = [0.0] * len(contexts)
@@ -685,7 +686,8 @@ def _sized_to_dice(contexts, labels, hyps):
             continue
         median = float(np.median(known))
         for i in mine:
-            r = ratios[i] if np.isfinite(ratios[i]) and abs(math.log(ratios[i] / median)) <= math.log(VIEW_SIZE_SPREAD) else median
+            agrees = np.isfinite(ratios[i]) and abs(math.log(ratios[i] / median)) <= math.log(VIEW_SIZE_SPREAD)
+            r = ratios[i] if agrees else median
             x, y, a, b, c, d = _affine(hyps[i])
             out[i] = np.array([x, y, a / r, b / r, c / r, d / r])
     return out
