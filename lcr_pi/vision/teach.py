@@ -434,6 +434,11 @@ class Match:
     distances: dict  # face -> best distance reached by any cut for that face
 
 
+def _small(m: "Match") -> bool:
+    """Whether a match's cut is much smaller than its context's die (under :data:`MIN_CUT`)."""
+    return _similar(m.hypothesis)[2] < MIN_CUT * FACE_PX
+
+
 def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide: bool = True,
             fixed_size: bool = False, min_cut: float = 0.0) -> Match:
     """Find the cut of ``ctx`` nearest the stored rows, and each face's best distance.
@@ -539,19 +544,22 @@ class TaughtSet:
         Searched at any size first. A best cut much smaller than the context's die (under
         :data:`MIN_CUT`) is part of a face looking like a smaller face (the bowl of an R like the
         ring of the dot face) or a mark (one pip of another kind of die): searched again at the
-        die's size, a clear match there names the die; otherwise the small cut is returned (and
-        :func:`find_taught_dice` drops a find under 0.6 of the die as a mark, so that a die of
-        another kind keeps the reader's reading)."""
+        die's size, a clear match there names the die. Otherwise the small cut is returned:
+        :meth:`classify` gives it no confidence and :func:`find_taught_dice` drops it as a mark (a
+        die of another kind keeps the reader's reading)."""
         m = _search(ctx, self.rows)
-        if _similar(m.hypothesis)[2] >= MIN_CUT * FACE_PX:
+        if not _small(m):
             return m
         again = _search(ctx, self.rows, min_cut=MIN_CUT)
         _, confidence, familiar = self.judge(again.distances)
         return again if familiar and confidence >= CLEAR_FIND else m
 
     def classify(self, ctx: np.ndarray) -> tuple[str, float, bool]:
-        """Face, confidence and familiarity of the die in a context crop (:func:`face_context`)."""
-        return self.judge(self.match(ctx).distances)
+        """Face, confidence and familiarity of the die in a context crop (:func:`face_context`);
+        no confidence in a face found only as a cut much smaller than the die (see :meth:`match`)."""
+        m = self.match(ctx)
+        face, confidence, familiar = self.judge(m.distances)
+        return face, (0.0 if _small(m) else confidence), familiar
 
 
 def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
@@ -1091,11 +1099,11 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             familiar = False  # the shapes match, the colour does not: a die of another set (a white pip die)
         if familiar:
             die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
-            start = mean_side(square)
-            # a match much smaller than the die it was looked for on, or than a die the reader
-            # outlined around it, is a mark on a face (or a plain corner), not a face
+            # a match much smaller than the die it was looked for on (under MIN_CUT, and no clear
+            # match at the die's size: TaughtSet.match), or than a die the reader outlined around
+            # it, is a mark on a face (or a plain corner), not a face
             inside = [q for q in outlines if _inside(die.centre, q)]
-            if (die.side >= 0.6 * start and all(die.side >= 0.5 * mean_side(q) for q in inside)
+            if (not _small(m) and all(die.side >= 0.5 * mean_side(q) for q in inside)
                     and (body is None or body.top_face(die.centre, die.side))):
                 found.append(die)
     dice = _one_per_die(found)

@@ -367,7 +367,8 @@ def test_the_engraved_design_on_its_true_outlines_is_named_and_never_misnamed():
 
 def test_a_small_best_cut_is_looked_at_again_at_the_dies_size(painted, monkeypatch):
     """A best cut under MIN_CUT of the die is part of a face or a mark: a clear match at the die's
-    size names the die instead; without one the small cut stands (to be dropped as a mark)."""
+    size names the die instead; without one the small cut stands, with no confidence (and is
+    dropped as a mark when reading a frame)."""
     import lcr_pi.vision.teach as teach_module
     from lcr_pi.vision.teach import CONTEXT, FACE_PX, MIN_CUT, Match
 
@@ -388,6 +389,7 @@ def test_a_small_best_cut_is_looked_at_again_at_the_dies_size(painted, monkeypat
     assert taught.match(ctx) is clear and calls == [0.0, MIN_CUT]
     again = doubtful
     assert taught.match(ctx) is small
+    assert taught.classify(ctx)[:2] == ("dot", 0.0)  # named by a small cut alone: no confidence
     calls.clear()
     small = clear  # a best cut of the die's size is not looked at again
     assert taught.match(ctx) is clear and calls == [0.0]
