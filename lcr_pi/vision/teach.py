@@ -446,8 +446,8 @@ def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide:
     A wide coarse search (sizes, shifts, turns of :data:`COARSE_SCALES` etc.) picks, for each face,
     its best coarse cut; each is then refined on fine descriptors by a shrinking local search. Each
     face gets its own best alignment, so "as close to two faces" is judged fairly. No cut is smaller
-    than ``min_cut`` of the context's face (:data:`MIN_CUT` when reading); with ``fixed_size`` the
-    local search keeps the start's size.
+    than ``min_cut`` of the context's face (:meth:`TaughtSet.match` looks again with
+    :data:`MIN_CUT`); with ``fixed_size`` the local search keeps the start's size.
     """
     fine_ctx, coarse_ctx = _prepare(ctx)
     start = _base_hypothesis(ctx) if start is None else np.asarray(start, np.float64)
