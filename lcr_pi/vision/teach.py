@@ -377,13 +377,13 @@ def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: 
         B = np.einsum("nij,mjk->nmik", A, np.eye(2) + sign * step * _MOVES)
         out[:, k + 2:k + 6, 2:] = B.reshape(n, 4, 4)
         k += 6
-    if fixed_size:
-        dets = np.abs(out[..., 2] * out[..., 5] - out[..., 3] * out[..., 4])
-        out[..., 2:] *= np.sqrt(np.abs(np.linalg.det(A))[:, None] / np.maximum(dets, 1e-12))[..., None]
-    M = out[..., 2:]
+    M = out[..., 2:]  # a view: scaling it scales the candidates
+    det = np.abs(M[..., 0] * M[..., 3] - M[..., 1] * M[..., 2])
+    if fixed_size:  # each candidate scaled back to the start's size
+        M *= (size[:, None] / np.sqrt(np.maximum(det, 1e-12)))[..., None]
+        det = np.repeat(size[:, None] ** 2, 12, axis=1)
     # singular values of 2x2 maps in closed form
     p = (M ** 2).sum(-1)
-    det = np.abs(M[..., 0] * M[..., 3] - M[..., 1] * M[..., 2])
     disc = np.sqrt(np.maximum(p * p - 4 * det * det, 0))
     ratio = np.sqrt((p + disc) / np.maximum(p - disc, 1e-12))
     pulled_back = (ratio > 1.6) | (np.sqrt(det) < min_cut * FACE_PX)
