@@ -40,7 +40,7 @@ from lcr_pi.vision.render_surfaces import (
 
 __all__ = [
     "PIP_FACES", "LCR_FACES", "KINDS", "POOLS", "PRESETS", "RenderedDie", "RenderedScene",
-    "random_scene", "roll_sequence", "write_roll_folder", "pool_names",
+    "random_scene", "roll_sequence", "Table", "write_roll_folder", "pool_names",
 ]
 
 KINDS = ("pip", "lcr", "wild", "mixed")
@@ -945,6 +945,48 @@ def random_scene(rng: np.random.Generator, *, size=None, n_dice=(1, 3), kind: st
     else:
         stage.style["occluder"] = None
     return RenderedScene(image=image, dice=truth, style=stage.style)
+
+
+class Table:
+    """One table, as a camera over a real tray sees a night: the camera, tray, light, clutter and
+    the set of dice are chosen once (from ``rng``, which the table keeps drawing from); each
+    :meth:`roll` throws some of the set's dice anew, and :meth:`empty` is a picture of the empty tray.
+    ``kind`` is "pip", "lcr" or "wild" (one set of dice); ``max_dice`` the most dice a roll will
+    throw (the table is set up so that they fit). No die leans.
+
+    >>> table = Table(np.random.default_rng(1), size=(160, 120), max_dice=2)
+    >>> a, b = table.roll(1), table.roll(2)
+    >>> table.empty().shape, len(a.dice), len(b.dice), a.style["camera"] == b.style["camera"]
+    ((120, 160, 3), 1, 2, True)
+    """
+
+    def __init__(self, rng: np.random.Generator, *, size=None, max_dice: int = 3, kind: str = "lcr",
+                 pool: str = "train", preset: str | None = None):
+        if kind not in ("pip", "lcr", "wild"):
+            raise ValueError(f"kind must be pip, lcr or wild for one table's set of dice, not {kind!r}")
+        self.rng = rng
+        self.stage, _ = _scene_setup(rng, size, int(max_dice), kind, pool, preset, None, False)
+        self.design = _designs_for(rng, kind, 1, pool, bool(preset and PRESETS[preset].get("ivory")))[0]
+        self.side = float(self.stage.style["camera"]["die_side_mm"])
+        self.max_dice = int(max_dice)
+
+    def empty(self) -> np.ndarray:
+        return _compose(self.stage, [], self.rng)[0]
+
+    def roll(self, n_dice: int) -> RenderedScene:
+        if not 1 <= n_dice <= self.max_dice:
+            raise ValueError(f"this table was set up for 1 to {self.max_dice} dice, not {n_dice}")
+        for _attempt in range(30):
+            faces = [str(self.rng.choice(self.design.layout)) for _ in range(n_dice)]
+            dice = _place_dice(self.stage, self.rng, [self.design] * n_dice, faces, self.side, False)
+            if dice:
+                break
+        else:
+            raise ValueError(f"could not place {n_dice} dice on this table")
+        image, _ = _compose(self.stage, dice, self.rng)
+        style = dict(self.stage.style, designs=[self.design.name] * n_dice,
+                     fonts=[self.design.font] if self.design.font else [], occluder=None)
+        return RenderedScene(image=image, dice=tuple(_truth(self.stage, d) for d in dice), style=style)
 
 
 def _hand_args(stage: _Stage, rng, shapes: dict, palm_px, angle: float, height_mm: float, blur=(0.0, 0.0)) -> dict:

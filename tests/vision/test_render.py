@@ -154,6 +154,33 @@ def test_roll_sequence_can_start_with_the_empty_tray():
     assert changed[inside].mean() > 0.02 and changed[~inside].mean() < 0.002
 
 
+def test_a_table_keeps_its_camera_tray_and_dice_and_throws_them_anew():
+    table = render.Table(rng(9), size=SMALL, max_dice=3, kind="lcr", pool="holdout")
+    empty = table.empty().astype(np.int16)
+    rolls = [table.roll(n) for n in (1, 3, 2, 3)]
+    assert [len(r.dice) for r in rolls] == [1, 3, 2, 3]
+    assert all(r.style["camera"] == rolls[0].style["camera"] and r.style["tray"] == rolls[0].style["tray"] for r in rolls)
+    assert {d.design for r in rolls for d in r.dice} == {table.design.name}  # one set of dice all night
+    assert all(d.face in LCR_FACES and not d.cocked for r in rolls for d in r.dice)
+    # thrown anew: the dice lie elsewhere from roll to roll
+    assert len({tuple(np.round(np.asarray(r.dice[0].corners).mean(0))) for r in rolls}) == len(rolls)
+    for roll in rolls:  # the same tray under the same light: only the dice (and their shadows) differ
+        changed = np.abs(roll.image.astype(np.int16) - empty).max(axis=2) > 40
+        inside = np.zeros_like(changed)
+        for d in roll.dice:
+            x0, y0, x1, y1 = (int(v) for v in d.box)
+            m = int(x1 - x0)
+            inside[max(0, y0 - m):y1 + m, max(0, x0 - m):x1 + m] = True
+        assert changed[inside].mean() > 0.02 and changed[~inside].mean() < 0.002
+    again = render.Table(rng(9), size=SMALL, max_dice=3, kind="lcr", pool="holdout")
+    again.empty()
+    assert np.array_equal(again.roll(1).image, rolls[0].image)  # reproducible from the seed
+    with pytest.raises(ValueError, match="1 to 3 dice, not 4"):
+        table.roll(4)
+    with pytest.raises(ValueError, match="one table's set of dice, not 'mixed'"):
+        render.Table(rng(1), size=SMALL, kind="mixed")
+
+
 def test_hand_occluder_in_a_still_scene():
     scene = random_scene(rng(2), size=SMALL, n_dice=2, occluder="hand")
     occ = scene.style["occluder"]
