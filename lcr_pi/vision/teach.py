@@ -951,6 +951,7 @@ class BodyMap:
                 break
         self.dt = cv2.distanceTransform(np.pad(self.mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] if self.usable else None
         self.labels = cv2.connectedComponents(self.mask)[1] if self.usable else None
+        self._closed: dict[int, np.ndarray] = {}  # kernel size -> distance transform (top_face)
 
     def measure(self, x: float, y: float, reach: float) -> np.ndarray | None:
         """The square around the die at frame point (x, y) (within ``reach`` frame pixels of it), or None."""
@@ -994,10 +995,31 @@ class BodyMap:
         if not (0 <= y < self.dt.shape[0] and 0 <= x < self.dt.shape[1]):
             return True
         r = max(1, int(round(0.15 * side * self.f)))
-        near = float(self.dt[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
         # at most as wide as a die of that size (a group of touching dice is as wide as one die);
         # a find much smaller than the die it lies on is a mark on a face, not a face
-        return 0.3 * side * self.f <= near <= 1.0 * side * self.f + 2
+        lo, hi = 0.3 * side * self.f, 1.0 * side * self.f + 2
+        near = float(self.dt[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+        if near >= lo:
+            return near <= hi
+        # Print that reaches the face's edge (a star's points, a word) opens the blob's hole, so
+        # filling holes does not close it and the face's middle looks like a blob's edge. Closing
+        # gaps under a fifth of the face first shuts such an opening (not the wide angle between a
+        # die's top face and a side face, nor the tray between two dice).
+        near = float(self._closed_dt(side)[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+        return lo <= near <= hi
+
+    def _closed_dt(self, side: float) -> np.ndarray:
+        """The distance transform of the mask with gaps narrower than a fifth of ``side`` (frame
+        pixels) closed and holes filled; made once per size (in steps of two map pixels)."""
+        k = max(3, 2 * int(round(0.1 * side * self.f)) + 1)
+        cache = self._closed
+        if k not in cache:
+            closed = cv2.morphologyEx(self.mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+            contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            filled = np.zeros_like(closed)
+            cv2.drawContours(filled, contours, -1, 1, -1)
+            cache[k] = cv2.distanceTransform(np.pad(filled, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        return cache[k]
 
     def uncovered(self, faces, min_radius: float) -> list[np.ndarray]:
         """Squares around the parts of the body-coloured blobs that none of ``faces`` (frame corners)

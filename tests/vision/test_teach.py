@@ -8,6 +8,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -553,3 +554,46 @@ def test_a_night_names_a_teach_or_calibration_file_the_settings_name_but_that_is
     assert run_command._camera_dice(settings, night) is not None  # the night goes on, reading as it can
     assert any("teach-gone.npz" in p and "does not exist" in p for p in night.problems), night.problems
     assert any("gone.json" in p and "does not exist" in p and "without calibration" in p for p in night.problems)
+
+
+def test_a_face_whose_print_reaches_its_edge_is_still_a_top_face_and_a_side_is_not():
+    # A violet die seen from above with its side showing below, a yellow star whose top point
+    # reaches the face's edge: the body colour's blob has a bay where the star is, not a hole,
+    # so its middle lay on the blob's edge and the face was taken for a side (dice on a table,
+    # named right by their match, were left out of the roll).
+    from lcr_pi.vision.teach import BodyMap
+
+    frame = np.full((200, 240, 3), 110, np.uint8)
+    body, ink = (150, 40, 120), (40, 215, 245)
+    cv2.rectangle(frame, (60, 60), (120, 120), body, -1)  # the top face, 61 px
+    cv2.rectangle(frame, (60, 121), (120, 140), (120, 32, 96), -1)  # a side face, in shade
+    turns = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+    radii = np.where(np.arange(10) % 2 == 0, 33, 13)
+    star = np.stack([90 + radii * np.cos(turns), 90 + radii * np.sin(turns)], 1)
+    cv2.fillPoly(frame, [np.round(star).astype(np.int32)], ink)
+    L, a, b = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    colour = BodyMap(frame, (L, a, b, 30.0, 15.0))
+    assert colour.usable and colour.dt[90, 90] == 0  # the star's middle is outside the blob itself
+    assert colour.top_face((90, 90), 61)
+    assert not colour.top_face((90, 131), 61)  # the side face lies along the blob's edge
+    assert not colour.top_face((90, 90), 20)  # a mark a third of the die is no face
+
+
+def test_the_table_benchmark_teaches_and_reads_rolls_of_one_table():
+    spec = importlib.util.spec_from_file_location(
+        "bench_teach_table", Path(__file__).resolve().parents[2] / "benchmarks" / "bench_teach_table.py")
+    table_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table_bench)
+    for design in ("violet-words", "violet-painted"):
+        empty, (cal_image, cal_scene), teaching, test, style = table_bench.one_table(4, design, (320, 240), 3, teach_pictures=4)
+        assert empty.shape == cal_image.shape == (240, 320, 3) and len(cal_scene.dice) == 3
+        assert len(teaching) == 4 and all(len(scene.dice) == 1 for _, scene in teaching)
+        assert len(test) == 3 and all(1 <= len(scene.dice) <= 3 for _, scene in test)
+        assert all(scene.style["camera"] == style["camera"] for _, scene in teaching + test)
+        assert all(d.face in ("L", "C", "R", "dot") for _, scene in teaching + test for d in scene.dice)
+    # the violet design's own faces are drawn (its body colour), not the renderer's designs
+    _, _, teaching, _, _ = table_bench.one_table(4, "violet-words", (320, 240), 1, teach_pictures=2)
+    image, scene = teaching[0]
+    x0, y0, x1, y1 = (int(v) for v in scene.dice[0].box)
+    face = image[y0:y1, x0:x1].reshape(-1, 3).astype(float)
+    assert np.linalg.norm(np.median(face, 0) - np.array(bench_teach.BODY)) < 90
