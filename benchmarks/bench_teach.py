@@ -24,6 +24,9 @@ Designs (``--design``):
 3. Pip dice: ``lcr-pi eval``-style metrics on the real test sets with and without the taught set.
 
     .venv/bin/python benchmarks/bench_teach.py [--design all|violet-words|...] [--views 5] [--scenes 60] [--sessions 3]
+
+``bench_teach_table.py`` measures the same designs taught and read at one table (one camera, tray and
+light), as a night uses teaching.
 """
 
 from __future__ import annotations
