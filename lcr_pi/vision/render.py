@@ -964,10 +964,12 @@ class Table:
                  pool: str = "train", preset: str | None = None):
         if kind not in ("pip", "lcr", "wild"):
             raise ValueError(f"kind must be pip, lcr or wild for one table's set of dice, not {kind!r}")
+        if int(max_dice) < 1:
+            raise ValueError(f"max_dice must be at least 1, not {max_dice}")
         self.rng = rng
         self.stage, _ = _scene_setup(rng, size, int(max_dice), kind, pool, preset, None, False)
         self.design = _designs_for(rng, kind, 1, pool, bool(preset and PRESETS[preset].get("ivory")))[0]
-        self.side = float(self.stage.style["camera"]["die_side_mm"])
+        self.side = float(self.stage.style["camera"]["die_side_mm"])  # the set's die side (mm, to 0.01)
         self.max_dice = int(max_dice)
 
     def empty(self) -> np.ndarray:

@@ -1012,14 +1012,13 @@ class BodyMap:
         """The distance transform of the mask with gaps narrower than a fifth of ``side`` (frame
         pixels) closed and holes filled; made once per size (in steps of two map pixels)."""
         k = max(3, 2 * int(round(0.1 * side * self.f)) + 1)
-        cache = self._closed
-        if k not in cache:
+        if k not in self._closed:
             closed = cv2.morphologyEx(self.mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
             contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             filled = np.zeros_like(closed)
             cv2.drawContours(filled, contours, -1, 1, -1)
-            cache[k] = cv2.distanceTransform(np.pad(filled, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
-        return cache[k]
+            self._closed[k] = cv2.distanceTransform(np.pad(filled, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        return self._closed[k]
 
     def uncovered(self, faces, min_radius: float) -> list[np.ndarray]:
         """Squares around the parts of the body-coloured blobs that none of ``faces`` (frame corners)

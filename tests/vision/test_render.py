@@ -179,6 +179,8 @@ def test_a_table_keeps_its_camera_tray_and_dice_and_throws_them_anew():
         table.roll(4)
     with pytest.raises(ValueError, match="one table's set of dice, not 'mixed'"):
         render.Table(rng(1), size=SMALL, kind="mixed")
+    with pytest.raises(ValueError, match="max_dice must be at least 1, not 0"):
+        render.Table(rng(1), size=SMALL, max_dice=0)
 
 
 def test_hand_occluder_in_a_still_scene():
