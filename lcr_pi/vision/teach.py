@@ -153,8 +153,10 @@ def face_context(frame: np.ndarray, corners) -> np.ndarray:
 
 def _blur3(grey: np.ndarray) -> np.ndarray:
     """3x3 Gaussian (1 2 1) over the last two axes, edges replicated."""
-    p = np.pad(grey, [(0, 0)] * (grey.ndim - 2) + [(1, 1), (1, 1)], mode="edge")
+    # edges replicated by hand: np.pad cost as much as the sums
+    p = np.concatenate([grey[..., :1, :], grey, grey[..., -1:, :]], axis=-2)
     p = p[..., :-2, :] + 2 * p[..., 1:-1, :] + p[..., 2:, :]
+    p = np.concatenate([p[..., :1], p, p[..., -1:]], axis=-1)
     return (p[..., :-2] + 2 * p[..., 1:-1] + p[..., 2:]) / 16.0
 
 
@@ -177,7 +179,7 @@ def _describe(patches: np.ndarray) -> np.ndarray:
     k = p * p // 2
     dark = light < (np.partition(light, k, axis=1)[:, k: k + 1] - 10 / 255.0)
     count = dark.sum(1, keepdims=True).astype(np.float32)
-    total = lab.sum(1)
+    total = np.einsum("npc->nc", lab)  # lab.sum(1) over this strided view took a third of the time
     dark_sum = np.einsum("np,npc->nc", dark.astype(np.float32), lab)
     dark_mean = np.where(count > 0, dark_sum / np.maximum(count, 1), total / (p * p))
     light_mean = np.where(count < p * p, (total - dark_sum) / np.maximum(p * p - count, 1), total / (p * p))
