@@ -83,7 +83,7 @@ def main() -> int:
     from lcr_pi.vision.teach import TaughtReader, teach
 
     reader = DiceReader(args.models)
-    summary: dict[str, dict[str, list[float]]] = {}
+    summary: dict[str, dict[str, list[tuple[float, float]]]] = {}  # design -> reader -> (accuracy, silent frames) per table
     for design in bt.DESIGNS if args.design == "all" else (args.design,):
         for seed in range(args.first_table, args.first_table + args.tables):
             empty, (cal_image, _), teaching, test, style = one_table(seed, design, size, args.rolls)
@@ -107,7 +107,7 @@ def main() -> int:
             for name, read in readers.items():
                 m, times = bt.score_reader(read, test)
                 row = summary.setdefault(design, {}).setdefault(name, [])
-                row.append((m["die_accuracy"], m["silent_error_rate"] * len(test), statistics.median(times)))
+                row.append((m["die_accuracy"], m["silent_error_rate"] * len(test)))
                 print(f"    {name:20s} die accuracy {m['die_accuracy']:.1%}  silent frames "
                       f"{round(m['silent_error_rate'] * len(test))}/{len(test)}  unsure {m['unsure_rate']:.1%}  "
                       f"{statistics.median(times):.0f} ms median", flush=True)

@@ -921,6 +921,20 @@ class TaughtDie:
         return mean_side(self.corners)
 
 
+def _holes_filled(mask: np.ndarray) -> np.ndarray:
+    """A 0/1 mask with every blob's holes filled (the print inside a face is part of the die)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 1, -1)
+    return filled
+
+
+def _inner_distance(mask: np.ndarray) -> np.ndarray:
+    """Each mask pixel's distance to the nearest pixel outside the mask; the frame's border does not
+    count as outside (a die cut by the frame's edge is not narrower for it)."""
+    return cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+
+
 class BodyMap:
     """Where the taught dice's body colour is in a frame, and how wide it is there (computed once
     per frame): it measures each die the reader points at and finds the dice it missed.
@@ -944,14 +958,11 @@ class BodyMap:
         # one if that takes in much of the tray.
         for tolerance in (_hue_tolerance(body), max(10.0, 0.8 * sab)):
             near = (hue <= tolerance) & bright
-            mask = cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            self.mask = np.zeros_like(mask)
-            cv2.drawContours(self.mask, contours, -1, 1, -1)  # the print inside a face is part of the die
+            self.mask = _holes_filled(cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
             self.usable = bool(0 < self.mask.mean() < 0.5)
             if self.mask.mean() < 0.5:
                 break
-        self.dt = cv2.distanceTransform(np.pad(self.mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] if self.usable else None
+        self.dt = _inner_distance(self.mask) if self.usable else None
         self.labels = cv2.connectedComponents(self.mask)[1] if self.usable else None
         self._closed: dict[int, np.ndarray] = {}  # kernel size -> distance transform (top_face)
 
@@ -997,17 +1008,18 @@ class BodyMap:
         if not (0 <= y < self.dt.shape[0] and 0 <= x < self.dt.shape[1]):
             return True
         r = max(1, int(round(0.15 * side * self.f)))
+        around = (slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1))
         # at most as wide as a die of that size (a group of touching dice is as wide as one die);
         # a find much smaller than the die it lies on is a mark on a face, not a face
         lo, hi = 0.3 * side * self.f, 1.0 * side * self.f + 2
-        near = float(self.dt[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+        near = float(self.dt[around].max())
         if near >= lo:
             return near <= hi
         # Print that reaches the face's edge (a star's points, a word) opens the blob's hole, so
         # filling holes does not close it and the face's middle looks like a blob's edge. Closing
         # gaps under a fifth of the face first shuts such an opening (not the wide angle between a
         # die's top face and a side face, nor the tray between two dice).
-        near = float(self._closed_dt(side)[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+        near = float(self._closed_dt(side)[around].max())
         return lo <= near <= hi
 
     def _closed_dt(self, side: float) -> np.ndarray:
@@ -1016,10 +1028,7 @@ class BodyMap:
         k = max(3, 2 * int(round(0.1 * side * self.f)) + 1)
         if k not in self._closed:
             closed = cv2.morphologyEx(self.mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-            contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            filled = np.zeros_like(closed)
-            cv2.drawContours(filled, contours, -1, 1, -1)
-            self._closed[k] = cv2.distanceTransform(np.pad(filled, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+            self._closed[k] = _inner_distance(_holes_filled(closed))
         return self._closed[k]
 
     def uncovered(self, faces, min_radius: float) -> list[np.ndarray]:
@@ -1035,7 +1044,7 @@ class BodyMap:
         for c in faces:
             grown = _grown(c, SIDES_REACH)
             cv2.fillConvexPoly(left, np.round((grown + 0.5) * self.f - 0.5).astype(np.int32), 0)
-        dt = cv2.distanceTransform(np.pad(left, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        dt = _inner_distance(left)
         out = []
         while len(out) < 6:
             y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
@@ -1530,10 +1539,7 @@ def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int
     chroma = np.sqrt(((lab[..., 1:] - bg[1:]) ** 2).sum(2))
     fg = ((chroma > max(8.0, 3.0 * float(np.hypot(*spread[1:]))))
           | (np.abs(lab[..., 0] - bg[0]) > max(25.0, 3.0 * float(spread[0])))).astype(np.uint8)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros_like(fg)
-    cv2.drawContours(filled, contours, -1, 1, -1)  # the print inside a face is part of the die
+    filled = _holes_filled(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
     sx, sy = (cx - ox) * fx, (cy - oy) * fy
     n, comp = cv2.connectedComponents(filled)
     iy, ix = int(np.clip(round(sy), 0, filled.shape[0] - 1)), int(np.clip(round(sx), 0, filled.shape[1] - 1))
@@ -1548,7 +1554,7 @@ def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int
         k = comp[ys[j], xs[j]]
     part = (comp == k).astype(np.uint8)
     touches = bool(part[0].any() or part[-1].any() or part[:, 0].any() or part[:, -1].any())
-    dt = cv2.distanceTransform(np.pad(part, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+    dt = _inner_distance(part)
     y, x = iy, ix
     if dt[y, x] == 0:
         ys, xs = np.nonzero(part)
