@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, sharpness
+from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, load_classifier, sharpness
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
@@ -232,7 +232,7 @@ class DiceReader:
         pairs = models_dir / PAIR_MODEL_FILE
         try:
             self._detector = cv2.dnn.readNetFromONNX(str(detector))
-            self._classifier = cv2.dnn.readNetFromONNX(str(classifier))
+            self._classifier = load_classifier(classifier)
             # The pair network is optional: without it a die's own crop alone says whether it may lean.
             self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
         except cv2.error as exc:

@@ -302,6 +302,29 @@ def test_test_time_augmentation_averages_the_four_turns():
     assert classify_crops(CornerNet(), [], rotations=4).shape == (0, len(CLASSES))
 
 
+def test_the_classifier_reads_and_gives_its_features_on_either_engine(tmp_path):
+    """The reader runs the face classifier on OpenCV's classic engine (faster on a few crops, and
+    OpenCV 4's only one); teach mode's features come out of it as out of OpenCV 5's new engine,
+    which names that output otherwise."""
+    import cv2
+
+    from lcr_pi.vision.classify import crop_features, load_classifier
+    from lcr_pi.vision.reader import DEFAULT_MODELS
+
+    crops = [cv2.resize(random_scene(np.random.default_rng(seed), size=(320, 240), n_dice=(1, 1), kind="lcr").image,
+                        (48, 48)) for seed in (1, 2, 3)]
+    classic = load_classifier(DEFAULT_MODELS / "dice_faces.onnx")
+    default = cv2.dnn.readNetFromONNX(str(DEFAULT_MODELS / "dice_faces.onnx"))
+    assert np.allclose(classify_crops(classic, crops, 1), classify_crops(default, crops, 1), atol=1e-4)
+    features = crop_features(classic, crops)
+    assert features.shape == (3, 128) and features.std() > 0
+    assert np.allclose(features, crop_features(default, crops), atol=1e-4)
+    broken = tmp_path / "dice_faces.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(cv2.error):
+        load_classifier(broken)
+
+
 def test_overlapping_faces_are_unsure_when_asked():
     split = [Detection(100, 100, 40, 40, 0.0, 0.9), Detection(124, 122, 40, 40, 0.0, 0.9)]
     r = interpret(split, probs_for("1", "1"), (480, 1000), "pip", ReaderSettings(max_face_overlap=0.1))

@@ -147,11 +147,10 @@ def test_a_second_unseen_design_drawn_by_the_renderer():
 
 @pytest.fixture(scope="module")
 def face_classifier():
-    import cv2
-
+    from lcr_pi.vision.classify import load_classifier
     from lcr_pi.vision.reader import DEFAULT_MODELS
 
-    return cv2.dnn.readNetFromONNX(str(DEFAULT_MODELS / "dice_faces.onnx"))
+    return load_classifier(DEFAULT_MODELS / "dice_faces.onnx")  # as the reader loads it
 
 
 @pytest.mark.parametrize("design", ["green-engraved", "violet-words"])
