@@ -364,7 +364,9 @@ def test_a_damaged_calibration_file_with_the_real_calibration_module(tmp_path):
     assert check_calibration(tmp_path / "missing.json").status == "WARN"
 
 
-def test_models_load_with_opencv_dnn_and_a_broken_one_is_named(tmp_path):
+def test_models_load_with_opencv_dnn_and_a_broken_one_is_named(tmp_path, monkeypatch):
+    import cv2
+
     models = tmp_path / "models"
     models.mkdir()
     for name in ("dice_detector.onnx", "dice_faces.onnx"):
@@ -376,7 +378,11 @@ def test_models_load_with_opencv_dnn_and_a_broken_one_is_named(tmp_path):
     assert check.status == "PASS" and "3 model files load" in check.detail
     (models / "dice_faces.onnx").write_bytes(b"not a model")
     check = check_models(models)
-    assert check.status == "FAIL" and "cannot load dice_faces.onnx" in check.detail
+    assert check.status == "FAIL" and "cannot load dice_faces.onnx" in check.detail and "OpenCV 5" not in check.detail
+    monkeypatch.setattr(cv2, "__version__", "4.14.0")  # an OpenCV too old for the detector's graph
+    check = check_models(models)
+    assert check.status == "FAIL" and "this is OpenCV 4.14.0 and the models need OpenCV 5" in check.detail
+    monkeypatch.undo()
     (models / "dice_faces.onnx").unlink()
     check = check_models(models)
     assert check.status == "FAIL" and "missing dice_faces.onnx" in check.detail

@@ -236,7 +236,12 @@ class DiceReader:
             # The pair network is optional: without it a die's own crop alone says whether it may lean.
             self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
         except cv2.error as exc:
-            raise UserError(f"cannot load dice models from {models_dir}: {exc.msg.strip() if hasattr(exc, 'msg') else exc}") from None
+            detail = (getattr(exc, "msg", None) or str(exc)).strip()
+            if int(cv2.__version__.split(".")[0]) < 5:
+                # The detector's graph loads only in OpenCV 5 (4.10 and 4.14 refuse it, tried 2026-12-01).
+                detail = (f"these models need OpenCV 5 and this is OpenCV {cv2.__version__} "
+                          f"(pip install -U 'opencv-python>=5'); {detail}")
+            raise UserError(f"cannot load dice models from {models_dir}: {detail}") from None
         if settings is None:
             settings_file = models_dir / "reader.json"
             settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()

@@ -215,6 +215,18 @@ def test_missing_models_named(tmp_path):
         DiceReader(tmp_path)
 
 
+def test_models_an_old_opencv_cannot_load_name_the_opencv_they_need(monkeypatch):
+    import cv2
+
+    def refuse(path, *args, **kwargs):
+        raise cv2.error("ERROR during processing node [Add]")
+
+    monkeypatch.setattr(cv2, "__version__", "4.10.0")
+    monkeypatch.setattr(cv2.dnn, "readNetFromONNX", refuse)
+    with pytest.raises(UserError, match=r"need OpenCV 5 and this is OpenCV 4\.10\.0 .*opencv-python>=5"):
+        DiceReader()
+
+
 def test_truncated_image_file(tmp_path):
     jpg = (DATA / "nell-byler-d6" / "test" / "images").glob("*.jpg")
     path = next(jpg, None)
