@@ -353,11 +353,10 @@ def check_models(models_dir: Path, load_net: Callable[[str], object] | None = No
     problems = []
     if broken:
         problems.append(f"cannot load {', '.join(broken)} from {models_dir}")
-        import cv2
+        from lcr_pi.vision.classify import opencv_too_old
 
-        if int(cv2.__version__.split(".")[0]) < 5:  # the detector's graph loads only in OpenCV 5
-            problems.append(f"this is OpenCV {cv2.__version__} and the models need OpenCV 5 "
-                            "(pip install -U 'opencv-python>=5')")
+        if opencv_too_old():
+            problems.append(opencv_too_old())
     if missing:
         problems.append(f"missing {', '.join(missing)} in {models_dir}")
     if problems:

@@ -32,9 +32,9 @@ def load_classifier(path) -> "cv2.dnn.Net":
 
     Why: on the reader's small batches of 48 px crops OpenCV 5's default (new) engine took 30-45 %
     longer here (1 crop 2.4 against 1.8 ms, 3 crops 7.0 against 4.8 ms; a 1280x960 frame of one to
-    three dice 35.8 against 31.7 ms median, the same readings), and the classic engine gives exactly the
-    probabilities OpenCV 4 gives, so a Pi with either version reads alike. A file the classic
-    engine cannot load is loaded by the default one. Raises ``cv2.error`` when neither can.
+    three dice 35.8 against 31.7 ms median, the same readings; the classic engine's probabilities
+    are exactly OpenCV 4's). A file the classic engine cannot load is loaded by the default one.
+    Raises ``cv2.error`` when neither can.
     """
     classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)  # OpenCV 5; OpenCV 4 has only that engine
     if classic is not None:
@@ -114,14 +114,23 @@ def crop_features(net, crops: list[np.ndarray]) -> np.ndarray:
     if not crops:
         return np.zeros((0, 0), np.float32)
     blob = crops_to_blob(crops)
-    for name in FEATURES_LAYERS[:-1]:
-        try:
-            net.setInput(blob)
-            return np.asarray(net.forward(name), np.float32).reshape(len(crops), -1)
-        except cv2.error:
-            pass  # this engine names it otherwise
+    classic, new = FEATURES_LAYERS
     net.setInput(blob)
-    return np.asarray(net.forward(FEATURES_LAYERS[-1]), np.float32).reshape(len(crops), -1)
+    try:
+        out = net.forward(classic)
+    except cv2.error:  # OpenCV 5's new engine names it by its tensor
+        net.setInput(blob)
+        out = net.forward(new)
+    return np.asarray(out, np.float32).reshape(len(crops), -1)
+
+
+def opencv_too_old() -> str:
+    """What to say when this OpenCV is too old for the shipped models ("" when it is not): the
+    detector's graph loads only in OpenCV 5 (4.10 and 4.14 refuse its broadcast Add, tried
+    2026-12-01)."""
+    if int(cv2.__version__.split(".")[0]) >= 5:
+        return ""
+    return f"this is OpenCV {cv2.__version__} and the models need OpenCV 5 (pip install -U 'opencv-python>=5')"
 
 
 def classify_crops(net, crops: list[np.ndarray], rotations: int = 4, recheck_below: float = 1.0, only=None) -> np.ndarray:

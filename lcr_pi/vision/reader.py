@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, load_classifier, sharpness
+from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, load_classifier, opencv_too_old, sharpness
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
@@ -237,10 +237,8 @@ class DiceReader:
             self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
         except cv2.error as exc:
             detail = (getattr(exc, "msg", None) or str(exc)).strip()
-            if int(cv2.__version__.split(".")[0]) < 5:
-                # The detector's graph loads only in OpenCV 5 (4.10 and 4.14 refuse it, tried 2026-12-01).
-                detail = (f"these models need OpenCV 5 and this is OpenCV {cv2.__version__} "
-                          f"(pip install -U 'opencv-python>=5'); {detail}")
+            if opencv_too_old():
+                detail = f"{opencv_too_old()}; {detail}"
             raise UserError(f"cannot load dice models from {models_dir}: {detail}") from None
         if settings is None:
             settings_file = models_dir / "reader.json"

@@ -223,7 +223,7 @@ def test_models_an_old_opencv_cannot_load_name_the_opencv_they_need(monkeypatch)
 
     monkeypatch.setattr(cv2, "__version__", "4.10.0")
     monkeypatch.setattr(cv2.dnn, "readNetFromONNX", refuse)
-    with pytest.raises(UserError, match=r"need OpenCV 5 and this is OpenCV 4\.10\.0 .*opencv-python>=5"):
+    with pytest.raises(UserError, match=r"this is OpenCV 4\.10\.0 and the models need OpenCV 5 .*opencv-python>=5"):
         DiceReader()
 
 
