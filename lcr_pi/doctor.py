@@ -355,8 +355,8 @@ def check_models(models_dir: Path, load_net: Callable[[str], object] | None = No
         problems.append(f"cannot load {', '.join(broken)} from {models_dir}")
         from lcr_pi.vision.classify import opencv_too_old
 
-        if opencv_too_old():
-            problems.append(opencv_too_old())
+        if hint := opencv_too_old():
+            problems.append(hint)
     if missing:
         problems.append(f"missing {', '.join(missing)} in {models_dir}")
     if problems:

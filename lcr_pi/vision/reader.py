@@ -237,8 +237,8 @@ class DiceReader:
             self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
         except cv2.error as exc:
             detail = (getattr(exc, "msg", None) or str(exc)).strip()
-            if opencv_too_old():
-                detail = f"{opencv_too_old()}; {detail}"
+            if hint := opencv_too_old():
+                detail = f"{hint}; {detail}"
             raise UserError(f"cannot load dice models from {models_dir}: {detail}") from None
         if settings is None:
             settings_file = models_dir / "reader.json"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -22,9 +23,15 @@ from lcr_pi.vision.teach import (
     view_context,
 )
 
-_spec = importlib.util.spec_from_file_location("bench_teach", Path(__file__).resolve().parents[2] / "benchmarks" / "bench_teach.py")
-bench_teach = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_teach)
+def _benchmark(name: str):
+    """A script of ``benchmarks/`` loaded as a module (its helpers are tested here)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_teach = _benchmark("bench_teach")
 
 
 def detector_corners(die, grow: float = 1.0, shift=(0.0, 0.0)) -> tuple:
@@ -595,12 +602,9 @@ def test_the_table_benchmark_teaches_and_reads_rolls_of_one_table():
     assert np.linalg.norm(np.median(face, 0) - np.array(bench_teach.BODY)) < 90
 
 
+@functools.cache
 def _table_bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_teach_table", Path(__file__).resolve().parents[2] / "benchmarks" / "bench_teach_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _benchmark("bench_teach_table")  # loaded once, when a test first needs it
 
 
 # A floor for teaching at one table with the shipped reader (as benchmarks/bench_teach_table.py
