@@ -1,6 +1,6 @@
 """Benchmark the dice reader: accuracy on every set, speed on one core, peak memory.
 
-    .venv/bin/python benchmarks/bench_reader.py [--data ../shared/data] [--scenes 200] [--json-only]
+    .venv/bin/python benchmarks/bench_reader.py [--data ../shared/data] [--scenes 200] [--models DIR] [--json-only]
 
 Sets measured:
 
@@ -79,8 +79,8 @@ import resource, sys, cv2
 cv2.setNumThreads(1)
 from lcr_pi.vision.dataset import read_image
 from lcr_pi.vision.reader import DiceReader
-reader = DiceReader()
-for path in sys.argv[1:]:
+reader = DiceReader(sys.argv[1] or None)
+for path in sys.argv[2:]:
     reader.read(read_image(path), dice_kind="lcr")
 # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child would report the parent's peak.
 hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
@@ -88,7 +88,7 @@ print(int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSA
 """
 
 
-def reading_process_peak_rss(seed: int = 9) -> float:
+def reading_process_peak_rss(seed: int = 9, models: Path | None = None) -> float:
     """Peak RSS (MB) of a fresh process that only loads the models and reads frames from files
     (1280x960, 3280x2464 and 4608x2592): what the referee's reading process needs, without the renderer."""
     import subprocess
@@ -103,7 +103,7 @@ def reading_process_peak_rss(seed: int = 9) -> float:
             path = Path(tmp) / f"{i}.jpg"
             cv2.imwrite(str(path), random_scene(rng, size=size, n_dice=(3, 3), kind="lcr", pool="holdout").image)
             paths.append(str(path))
-        out = subprocess.run([sys.executable, "-c", READ_ONLY, *paths], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", READ_ONLY, str(models or ""), *paths], capture_output=True, text=True,
                              cwd=ROOT, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -114,9 +114,10 @@ def main(argv=None) -> int:
     parser.add_argument("--scenes", type=int, default=200, help="synthetic scenes per synthetic set")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--json-only", action="store_true")
+    parser.add_argument("--models", type=Path, default=None, help="folder with the model files (default: the shipped models/)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    reader = DiceReader()
+    reader = DiceReader(args.models)
     results = {}
     corrections = load_corrections(ROOT / "benchmarks" / "label_corrections.json")
     for name in REAL_SETS:
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
         timing["ms_3280x2464_median"] = speed(reader, (3280, 2464), 15)
         timing["ms_4608x2592_median"] = speed(reader, (4608, 2592), 15)
     if have_renderer:
-        timing["reading_process_peak_rss_mb"] = reading_process_peak_rss()
+        timing["reading_process_peak_rss_mb"] = reading_process_peak_rss(models=args.models)
     timing["bench_process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if not args.json_only:
         print("| set | images | dice | die acc | image acc | recall | precision | unsure | silent | ms/img |")

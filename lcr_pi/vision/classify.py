@@ -13,6 +13,8 @@ die). The LCR dot face is the single-pip class ``1``; the reader names it ``dot`
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -69,6 +71,49 @@ def crop_die(frame: np.ndarray, cx: float, cy: float, side: float, size: int = C
         )
     interp = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
     return cv2.resize(region, (size, size), interpolation=interp)
+
+
+def crop_face(frame: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE,
+              scale: float = CROP_SCALE) -> np.ndarray:
+    """The face classifier's view of a die: a ``size`` x ``size`` BGR crop centred on (cx, cy), turned
+    by ``angle`` (radians, the top face's rotation) so that the face's edges run along the crop's,
+    ``scale`` face sides wide (``side``: the top face's side in frame pixels).
+
+    Why upright and sized by the face: a die turned 45 degrees then shows its face as large and as
+    square as one lying straight, so the classifier learns one picture of each face (up to quarter
+    turns) instead of every rotation at two sizes; the detector's angle is within 7 degrees for nine
+    dice in ten. Large dice are shrunk by averaging blocks of pixels first (small pips must not
+    alias away); outside the frame the border is repeated.
+
+    >>> frame = np.zeros((200, 200, 3), np.uint8)
+    >>> _ = cv2.fillPoly(frame, [np.array([[100, 60], [140, 100], [100, 140], [60, 100]])], (255, 255, 255))
+    >>> crop = crop_face(frame, 100, 100, 40 * 2 ** 0.5, np.pi / 4, size=32, scale=1.6)
+    >>> int(crop[16, 16, 0]), int(crop[7, 7, 0]), int(crop[1, 1, 0])   # straightened: its corner is near the crop's
+    (255, 255, 0)
+    >>> int(crop_face(frame, 100, 100, 40 * 2 ** 0.5, 0.0, size=32, scale=1.6)[7, 7, 0])   # not turned: outside the diamond
+    0
+    >>> big = cv2.resize(frame, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)   # the same die, 8 times larger
+    >>> small = crop_face(big, 803.5, 803.5, 320 * 2 ** 0.5, np.pi / 4, size=32, scale=1.6)
+    >>> int(np.abs(small.astype(int) - crop.astype(int)).mean()) < 8
+    True
+    """
+    side = max(float(side), 1.0)
+    span = side * scale  # frame pixels across the crop
+    zoom = size / span
+    src = frame
+    if zoom < 0.7:
+        reach = int(math.ceil(span * 0.75)) + 2  # the turned crop's upright box, and a margin
+        x0, y0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
+        x1, y1 = min(frame.shape[1], int(cx) + reach + 1), min(frame.shape[0], int(cy) + reach + 1)
+        k = int(1 / (zoom * 1.5))
+        if x1 - x0 >= k and y1 - y0 >= k and k >= 2:
+            region = frame[y0:y0 + (y1 - y0) // k * k, x0:x0 + (x1 - x0) // k * k]
+            # Whole k x k blocks: a plain average. A shrunk pixel u covers frame pixels k u .. k u + k - 1.
+            src = cv2.resize(region, (region.shape[1] // k, region.shape[0] // k), interpolation=cv2.INTER_AREA)
+            cx, cy, zoom = (cx - x0 - (k - 1) / 2) / k, (cy - y0 - (k - 1) / 2) / k, zoom * k
+    m = cv2.getRotationMatrix2D((float(cx), float(cy)), math.degrees(float(angle)), zoom)
+    m[:, 2] += ((size - 1) / 2 - cx, (size - 1) / 2 - cy)
+    return cv2.warpAffine(src, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def sharpness(crop: np.ndarray) -> float:

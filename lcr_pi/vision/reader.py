@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.classify import CLASSES, classify_crops, crop_die, load_classifier, opencv_too_old, sharpness
+from lcr_pi.vision.classify import CLASSES, classify_crops, crop_face, load_classifier, opencv_too_old, sharpness
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
@@ -277,7 +277,7 @@ class DiceReader:
             return Reading((), "no_dice", message="No dice seen on the tray.")
         new = [d for d in dict.fromkeys(dets) if d not in memo.faces]
         if new:
-            crops = [crop_die(frame, d.cx, d.cy, max(d.w, d.h)) for d in new]
+            crops = [crop_face(frame, d.cx, d.cy, d.side, d.angle) for d in new]
             could_be_sure = min(st.sure_detection, st.rescue_detection)
             probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
                                    only=[d.score >= could_be_sure for d in new])
