@@ -314,6 +314,39 @@ def test_test_time_augmentation_averages_the_four_turns():
     assert classify_crops(CornerNet(), [], rotations=4).shape == (0, len(CLASSES))
 
 
+def _pip_face(side: int, turn_degrees: float, size: int = 0):
+    """A frame with one white square face of ``side`` px and three black pips on a diagonal, turned
+    by ``turn_degrees`` about the frame's middle pixel."""
+    import cv2
+
+    size = size or 3 * side
+    face = np.zeros((size, size, 3), np.uint8)
+    c, h = (size - 1) / 2, side / 2
+    face[int(round(c - h)):int(round(c + h)), int(round(c - h)):int(round(c + h))] = 255
+    for k in (-1, 0, 1):
+        cv2.circle(face, (int(round(c + k * side / 3.5)), int(round(c + k * side / 3.5))), max(1, side // 10), (0, 0, 0), -1)
+    return cv2.warpAffine(face, cv2.getRotationMatrix2D((c, c), -turn_degrees, 1.0), (size, size), flags=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("side", [24, 60, 400])
+@pytest.mark.parametrize("turn", [10.0, 30.0, 45.0, 80.0])
+def test_each_die_is_seen_upright_and_sized_by_its_face(side, turn):
+    """The classifier's crop of a turned die (turned back by the die's angle, sized by its face's side)
+    shows what the crop of the same die lying straight shows, at every size (a 400 px die is shrunk
+    by averaging first); the unturned crop of the box does not."""
+    import math
+
+    from lcr_pi.vision.classify import crop_die, crop_face
+
+    straight, turned = _pip_face(side, 0.0), _pip_face(side, turn)
+    c = (straight.shape[0] - 1) / 2
+    want = crop_face(straight, c, c, side, 0.0).astype(int)
+    got = crop_face(turned, c, c, side, math.radians(turn)).astype(int)
+    assert np.abs(got - want).mean() < 12, np.abs(got - want).mean()
+    box = side * (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
+    assert np.abs(crop_die(turned, c, c, box).astype(int) - want).mean() > 25
+
+
 def test_the_classifier_reads_and_gives_its_features_on_either_engine(tmp_path):
     """The reader runs the face classifier on OpenCV's classic engine (faster on a few crops, and
     OpenCV 4's only one); teach mode's features come out of it as out of OpenCV 5's new engine,
