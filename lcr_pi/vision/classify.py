@@ -1,10 +1,13 @@
 """Name a die's top face from a small crop around it.
 
-The crop is a square :data:`CROP_SCALE` times the top face's size, centred on the face, cut from
-the full-resolution frame and shrunk (area averaging, so pips on a 400 px die do not alias) to
-:data:`CROP_SIZE` pixels. It is not rotated: the classifier is trained at every rotation, which
-keeps the crop cheap and avoids trusting a rough angle. The margin shows the die's sides, so the
-classifier can tell a die standing flat from one leaning (cocked) and a die from a stain.
+The crop (:func:`crop_face`) is a square :data:`CROP_SCALE` times the top face's side, centred on the
+face and turned by the detector's angle so that the face lies straight in it, cut from the
+full-resolution frame and shrunk (averaging, so pips on a 400 px die do not alias) to
+:data:`CROP_SIZE` pixels. The classifier is trained on crops cut so, at every quarter turn and with
+the detector's error in angle and size; a turned die then shows its face as large as a straight one.
+The margin shows the die's sides, so the classifier can tell a die standing flat from one leaning
+(cocked) and a die from a stain. (:func:`crop_die`, the unturned crop of a box, is what teach mode's
+blur check measures.)
 
 Classes (:data:`CLASSES`): pip counts ``1``-``6``; LCR letters ``L``, ``C``, ``R``; ``W`` (the wild
 face, letter or star); ``cocked`` (a die with no face square to the camera); ``background`` (not a
