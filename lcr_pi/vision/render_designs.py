@@ -13,7 +13,7 @@ import functools
 import threading
 import pathlib
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -99,6 +99,11 @@ class DieDesign:
     engraved: float = 0.0      # 0 = printed, up to 1 = deeply engraved (dark shadow edge)
     rounding: float = 0.12     # edge radius, fraction of the side
     gloss: float = 0.4         # specular strength
+    # How the letters are printed (the train pool varies them, :func:`_widen_train_design`):
+    glyph_weight: float = 0.0  # strokes thickened (> 0) or thinned (< 0), in pixels of the 96 px mask
+    glyph_stretch: float = 1.0  # letter width against the font's own
+    glyph_shear: float = 0.0   # slant: x shift per pixel of height
+    print_offset: tuple = (0.0, 0.0)  # print centre off the face centre, fractions of the side
 
     @property
     def layout(self) -> tuple[str, ...]:
@@ -108,6 +113,7 @@ class DieDesign:
 def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str | None = None) -> DieDesign:
     """A random die design of ``kind`` ("pip", "lcr", "wild") from ``pool``."""
     inks = INKS[pool]
+    body_fixed = body_name is not None
     if kind == "pip":
         bodies = PIP_BODIES[pool]
         if body_name is None:
@@ -120,7 +126,7 @@ def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str
         one_ink, big_one = None, 1.0
         if not dark_body and not translucent and rng.random() < 0.3:
             one_ink, big_one = inks[DARK_INKS[pool][1]], float(rng.uniform(1.0, 1.9))
-        return DieDesign(
+        design = DieDesign(
             name=f"pip/{body_name}/{ink_name}" + ("/red-one" if one_ink else ""),
             kind="pip", body=body, ink=inks[ink_name], translucent=translucent, one_ink=one_ink,
             pip_radius=float(rng.uniform(0.075, 0.105)), pip_spread=float(rng.uniform(0.22, 0.28)),
@@ -128,6 +134,7 @@ def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str
             gloss=float(rng.uniform(0.5, 1.0) if translucent else rng.uniform(0.1, 0.6)),
             engraved=float(rng.uniform(0.3, 1.0)),
         )
+        return _widen_train_design(design, body_fixed) if pool == "train" else design
     bodies = LCR_BODIES[pool]
     if body_name is None or body_name not in bodies:
         body_name = str(rng.choice(sorted(bodies)))
@@ -138,13 +145,102 @@ def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str
         letter_inks = tuple((ch, inks[str(rng.choice(DARK_INKS[pool]))]) for ch in "LCRW")
     one_ink = inks[str(rng.choice(DARK_INKS[pool]))] if rng.random() < 0.3 else None
     star = kind == "wild" and rng.random() < 0.5
-    return DieDesign(
+    design = DieDesign(
         name=f"{kind}/{body_name}/{ink_name}/{font}" + ("/star" if star else ""),
         kind=kind, body=bodies[body_name][0], ink=inks[ink_name], font=font, one_ink=one_ink,
         letter_size=float(rng.uniform(0.5, 0.74)), dot_radius=float(rng.uniform(0.1, 0.24)),
         star=star, letter_inks=letter_inks, engraved=float(rng.uniform(0.0, 0.8)),
         rounding=float(rng.uniform(0.08, 0.18)), gloss=float(rng.uniform(0.1, 0.5)),
     )
+    return _widen_train_design(design, body_fixed) if pool == "train" else design
+
+
+def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
+    """A BGR colour from hue (turns), saturation and value (0..1)."""
+    px = np.uint8([[[int(h * 180) % 180, int(round(s * 255)), int(round(v * 255))]]])
+    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
+    return int(b), int(g), int(r)
+
+
+def _lab_distance(a, b) -> float:
+    lab = cv2.cvtColor(np.uint8([[a, b]]), cv2.COLOR_BGR2LAB).astype(np.float32)[0]
+    return float(np.linalg.norm(lab[0] - lab[1]))
+
+
+def _widen_train_design(design: DieDesign, body_fixed: bool) -> DieDesign:
+    """The train pool's designs, widened beyond its named colours and fonts' own letter shapes.
+
+    A reader trained on a handful of named colours and eight fonts learns those designs; players'
+    dice are anything. So a train-pool design often gets a colour of any hue (pips of little
+    contrast against the body, such as yellow on red, included), and its letters are printed
+    heavier or lighter, wider or narrower, slanted and a little off-centre. Only the train pool is
+    widened. Its draws come from a generator seeded by the design itself (whose sizes and finishes
+    are drawn at random, so designs rarely repeat), not from the scene's: every scene of either
+    pool is laid out, lit and posed as before, only the train pool's dice look different. A named
+    body asked for (the ``pi-black-tray`` preset's ivory) is kept.
+    """
+    rng = np.random.default_rng(zlib.crc32(repr(design).encode()))
+    changes: dict = {}
+    if design.kind == "pip":
+        if not body_fixed and rng.random() < 0.4:
+            body = _hsv_bgr(rng.random(), rng.uniform(0.0, 1.0), rng.uniform(0.12, 1.0))
+            for _ in range(20):  # any ink the eye can tell from the body, however faintly
+                ink = _hsv_bgr(rng.random(), rng.uniform(0.0, 1.0), rng.uniform(0.05, 1.0))
+                if _lab_distance(body, ink) >= 28:
+                    break
+            else:
+                ink = (245, 245, 245) if sum(body) < 380 else (25, 25, 25)
+            changes.update(body=body, ink=ink, translucent=bool(rng.random() < 0.2), one_ink=None,
+                           big_one=1.0, name=f"{design.name}/any-colour")
+        changes.update(pip_radius=float(rng.uniform(0.06, 0.125)), pip_spread=float(rng.uniform(0.2, 0.3)))
+        return replace(design, **changes)
+    tag = ""
+    if not body_fixed and rng.random() < 0.3:
+        changes["body"] = _hsv_bgr(rng.random(), rng.uniform(0.0, 0.25), rng.uniform(0.78, 1.0))
+        tag += "/tinted"
+    if rng.random() < 0.35:
+        changes["ink"] = _hsv_bgr(rng.random(), rng.uniform(0.2, 1.0), rng.uniform(0.1, 0.7))
+        changes["letter_inks"] = ()
+        tag += "/any-ink"
+    if not body_fixed and rng.random() < 0.08:  # light letters on a dark or coloured die
+        changes["body"] = _hsv_bgr(rng.random(), rng.uniform(0.3, 1.0), rng.uniform(0.15, 0.6))
+        changes["ink"] = _hsv_bgr(rng.random(), rng.uniform(0.0, 0.3), rng.uniform(0.85, 1.0))
+        changes.update(letter_inks=(), one_ink=None)
+        tag += "/light-on-dark"
+    changes.update(
+        glyph_weight=float(rng.uniform(-2.5, 4.0)) if rng.random() < 0.7 else 0.0,
+        glyph_stretch=float(np.exp(rng.uniform(np.log(0.8), np.log(1.25)))) if rng.random() < 0.6 else 1.0,
+        glyph_shear=float(rng.uniform(-0.18, 0.18)) if rng.random() < 0.25 else 0.0,
+        print_offset=tuple(float(v) for v in rng.normal(0, 0.025, 2)) if rng.random() < 0.5 else (0.0, 0.0),
+        name=design.name + tag + "/shaped",
+    )
+    return replace(design, **changes)
+
+
+def shaped_glyph(glyph: np.ndarray, weight: float, stretch: float, shear: float) -> np.ndarray:
+    """A 96 px glyph mask printed heavier or lighter (``weight`` px), wider or narrower and slanted.
+
+    Thinning never takes more than half of the print away (a light font stays legible).
+
+    >>> g = np.zeros((96, 96), np.uint8); g[20:76, 40:52] = 255
+    >>> [int((shaped_glyph(g, w, 1.0, 0.0) > 127).sum(1).max()) for w in (-2, 0, 3)]
+    [8, 12, 18]
+    >>> int((shaped_glyph(g, 0, 1.25, 0.0) > 127).sum(1).max())
+    15
+    """
+    out = glyph
+    if weight:
+        r = int(round(abs(weight)))
+        if r:
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+            changed = cv2.dilate(out, kernel) if weight > 0 else cv2.erode(out, kernel)
+            if weight > 0 or changed.sum() >= 0.5 * out.sum():
+                out = changed
+    if stretch != 1.0 or shear:
+        c = (out.shape[1] - 1) / 2
+        m = np.float32([[stretch, shear, c - stretch * c - shear * c], [0, 1, 0]])
+        out = cv2.warpAffine(out, m, out.shape[::-1], flags=cv2.INTER_LINEAR, borderValue=0)
+    return out
 
 
 _PIP_POSITIONS = {
@@ -261,6 +357,8 @@ def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: 
         glyph = masks[LCR_FACES.index(label) if label != "W" or not design.star else 4]
         if label == "W" and design.star and glyph.max() == 0:
             glyph = _star_mask(96, 0.0, 0.42)
+        if design.glyph_weight or design.glyph_stretch != 1.0 or design.glyph_shear:
+            glyph = shaped_glyph(glyph, design.glyph_weight, design.glyph_stretch, design.glyph_shear)
         side = max(4, int(round(t * design.letter_size / 0.69)))  # glyph masks: cap height 66 of 96
         g = cv2.resize(glyph, (side, side), interpolation=cv2.INTER_AREA if side < 96 else cv2.INTER_LINEAR)
         g = np.rot90(g, spin).astype(np.float32) / 255
@@ -268,6 +366,13 @@ def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: 
         o = (t - side) // 2
         a0, a1 = max(0, o), min(t, o + side)
         m[a0:a1, a0:a1] = g[a0 - o : a1 - o, a0 - o : a1 - o]
+        if design.print_offset != (0.0, 0.0):
+            # Off-centre print, turned with the print (``spin`` quarter turns, as np.rot90 turns).
+            dx, dy = design.print_offset
+            for _ in range(spin % 4):
+                dx, dy = dy, -dx
+            shift = np.float32([[1, 0, dx * t], [0, 1, dy * t]])
+            m = cv2.warpAffine(m, shift, (t, t), flags=cv2.INTER_LINEAR, borderValue=0)
         if design.engraved > 0:
             # The engraved stroke's wall on the light side is in shadow.
             shift = max(1, int(round(t * 0.012 * design.engraved)))

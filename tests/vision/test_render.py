@@ -13,6 +13,7 @@ from lcr_pi.cli import main
 from lcr_pi.vision import render
 from lcr_pi.vision import render_geometry as geo
 from lcr_pi.vision.render import LCR_FACES, PIP_FACES, POOLS, random_scene, roll_sequence, write_roll_folder
+from lcr_pi.vision import render_designs
 from lcr_pi.vision.render_designs import PIP_LAYOUT, glyph_fonts
 
 SMALL = (480, 360)
@@ -206,6 +207,44 @@ def test_glyph_asset_has_real_font_letters():
     for name, (pool, masks) in fonts.items():
         assert pool in ("train", "holdout") and masks.shape == (5, 96, 96)
         assert all(masks[i].max() > 200 for i in range(4)), name
+
+
+def test_train_pool_has_many_fonts_and_no_copy_of_a_holdout_family():
+    train, holdout = render_designs.fonts_in("train"), render_designs.fonts_in("holdout")
+    assert len(train) >= 60 and len(holdout) == 6
+    # A holdout font's family (its name without the weight) never appears in the train pool.
+    families = ("c059", "dejavu-serif", "freeserif", "liberation-sans", "urw-bookman")
+    assert not [f for f in train if f.startswith(families)]
+
+
+def test_train_designs_are_widened_and_holdout_designs_never():
+    train = [render_designs.random_design(rng(s), k, "train") for s in range(60) for k in ("pip", "lcr", "wild")]
+    holdout = [render_designs.random_design(rng(s), k, "holdout") for s in range(60) for k in ("pip", "lcr", "wild")]
+    named_pip = {b for b, _ in render_designs.PIP_BODIES["train"].values()}
+    letters = [d for d in train if d.kind != "pip"]
+    assert sum(d.glyph_weight != 0 for d in letters) > len(letters) / 2
+    assert sum(d.glyph_stretch != 1.0 for d in letters) > len(letters) / 3
+    assert any(d.glyph_shear for d in letters) and any(d.print_offset != (0.0, 0.0) for d in letters)
+    assert sum(d.body not in named_pip for d in train if d.kind == "pip") > 10  # pips on bodies of any colour
+    for d in holdout:
+        assert (d.glyph_weight, d.glyph_stretch, d.glyph_shear, d.print_offset) == (0.0, 1.0, 0.0, (0.0, 0.0))
+        assert d.body in {b for b, _ in render_designs.PIP_BODIES["holdout"].values()} | {
+            b for b, _ in render_designs.LCR_BODIES["holdout"].values()}
+    # The preset's named ivory body is kept even in the train pool.
+    assert render_designs.random_design(rng(3), "lcr", "train", "ivory").body == render_designs.LCR_BODIES["train"]["ivory"][0]
+
+
+def test_a_shaped_letter_is_still_the_letter_moved_and_weighted():
+    plain = render_designs.DieDesign(name="t", kind="lcr", body=(240, 240, 240), ink=(20, 20, 20), font="dejavu-sans")
+    heavy = render_designs.replace(plain, name="t2", glyph_weight=3.0)
+    moved = render_designs.replace(plain, name="t3", print_offset=(0.08, 0.0))
+    a, _ = render_designs.face_texture(plain, "L", 96, 0, 0)
+    b, _ = render_designs.face_texture(heavy, "L", 96, 0, 0)
+    c, _ = render_designs.face_texture(moved, "L", 96, 0, 0)
+    ink = lambda t: t.mean(2) < 128  # noqa: E731
+    assert ink(b).sum() > 1.3 * ink(a).sum()
+    xs_a, xs_c = np.nonzero(ink(a))[1], np.nonzero(ink(c))[1]
+    assert abs((xs_c.mean() - xs_a.mean()) - 0.08 * 96) < 1.5 and abs(ink(c).sum() - ink(a).sum()) < 0.05 * ink(a).sum()
 
 
 def test_presets_give_their_documented_sizes():
