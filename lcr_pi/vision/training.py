@@ -361,13 +361,24 @@ def _optimise(opt, sched, loss) -> None:
     sched.step()
 
 
-def _classification_step(model, opt, sched, x, y):
-    """One training step of a classifying network (the face classifier, the pair network): the
-    forward pass in bfloat16 on channels-last tensors (about 3x faster on this CPU, AVX512-BF16),
-    the cross-entropy in float32. Returns the loss."""
+def _bfloat16_is_fast() -> bool:
+    """Whether this CPU computes in bfloat16 natively (AVX512-BF16 or AMX). Elsewhere (AVX2 only)
+    PyTorch emulates it: a classifier step took 12 s in bfloat16 against 0.9 s in float32."""
     import torch
 
-    with torch.autocast("cpu", dtype=torch.bfloat16):
+    try:
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    except AttributeError:  # an older PyTorch: ask nothing, train in float32
+        return False
+
+
+def _classification_step(model, opt, sched, x, y):
+    """One training step of a classifying network (the face classifier, the pair network): the
+    forward pass on channels-last tensors, in bfloat16 where the CPU has it natively (about 3x
+    faster on an AVX512-BF16 CPU), the cross-entropy in float32. Returns the loss."""
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=_bfloat16_is_fast()):
         logits = model(x.to(memory_format=torch.channels_last))
     loss = torch.nn.functional.cross_entropy(logits.float(), y)
     _optimise(opt, sched, loss)
@@ -389,14 +400,16 @@ def _export(model, example, path: Path, dynamic: dict):
     assert err < 1e-3, err
 
 
-def load_exported_detector(model, onnx_path: Path) -> None:
-    """Put the weights of an exported detector (ONNX) back into ``model`` to train it further.
+def load_exported(model, onnx_path: Path) -> None:
+    """Put the weights of an exported network (ONNX: the detector or the face classifier) back into
+    ``model`` to train it further.
 
     The exporter folds each batch norm into the convolution before it, so the folded convolution's
     weight goes into the convolution and its bias into the batch norm, set to pass values through
     (mean 0, variance 1, scale 1). Train such a model with its batch norms in eval mode
     (:func:`_freeze_batch_norms`): batch statistics would change what it computes.
-    Convolutions are matched in the order the model runs them, which is the graph's order.
+    Convolutions (and the classifier's last, linear layer: a ``Gemm``) are matched in the order the
+    model runs them, which is the graph's order.
     """
     import onnx
     import torch
@@ -404,33 +417,38 @@ def load_exported_detector(model, onnx_path: Path) -> None:
 
     graph = onnx.load(str(onnx_path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    exported = [(weights[n.input[1]], weights[n.input[2]] if len(n.input) > 2 else None)
-                for n in graph.node if n.op_type == "Conv"]
-    order = []
-    hooks = [m.register_forward_hook(lambda mod, i, o: order.append(mod))
-             for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    exported = {kind: [(weights[n.input[1]], weights[n.input[2]] if len(n.input) > 2 else None)
+                       for n in graph.node if n.op_type == op]
+                for kind, op in ((torch.nn.Conv2d, "Conv"), (torch.nn.Linear, "Gemm"))}
+    order = {torch.nn.Conv2d: [], torch.nn.Linear: []}
+    hooks = [m.register_forward_hook(lambda mod, i, o: order[type(mod)].append(mod))
+             for m in model.modules() if type(m) in order]
     model.eval()
     with torch.no_grad():
         model(torch.zeros(1, 3, 64, 64))
     for h in hooks:
         h.remove()
-    if len(order) != len(exported):
-        raise ValueError(f"{onnx_path}: {len(exported)} convolutions, the model has {len(order)}")
+    for kind, layers in order.items():
+        if len(layers) != len(exported[kind]):
+            raise ValueError(f"{onnx_path}: {len(exported[kind])} {kind.__name__} layers, the model has {len(layers)}")
     following = {}
     for m in model.modules():  # cbr blocks: Sequential(conv, batch norm, relu)
         if isinstance(m, torch.nn.Sequential) and len(m) == 3 and isinstance(m[1], torch.nn.BatchNorm2d):
             following[id(m[0])] = m[1]
     with torch.no_grad():
-        for conv, (w, b) in zip(order, exported):
-            conv.weight.copy_(torch.from_numpy(np.array(w)))
-            bn = following.get(id(conv))
-            if bn is not None:
-                bn.weight.fill_(1.0)
-                bn.bias.copy_(torch.from_numpy(np.array(b)))
-                bn.running_mean.zero_()
-                bn.running_var.fill_(1.0 - bn.eps)
-            elif b is not None:
-                conv.bias.copy_(torch.from_numpy(np.array(b)))
+        for kind, layers in order.items():
+            for layer, (w, b) in zip(layers, exported[kind]):
+                if tuple(layer.weight.shape) != w.shape:
+                    raise ValueError(f"{onnx_path}: a layer of shape {w.shape} where the model has {tuple(layer.weight.shape)}")
+                layer.weight.copy_(torch.from_numpy(np.array(w)))
+                bn = following.get(id(layer))
+                if bn is not None:
+                    bn.weight.fill_(1.0)
+                    bn.bias.copy_(torch.from_numpy(np.array(b)))
+                    bn.running_mean.zero_()
+                    bn.running_var.fill_(1.0 - bn.eps)
+                elif b is not None:
+                    layer.bias.copy_(torch.from_numpy(np.array(b)))
 
 
 def _freeze_batch_norms(model) -> None:
@@ -452,7 +470,7 @@ def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, thre
     model = _build_detector()
     max_lr = 3e-3
     if init is not None:
-        load_exported_detector(model, init)
+        load_exported(model, init)
         max_lr = 5e-4  # continuing: a gentler cycle
         print(f"continuing from {init}")
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
@@ -655,9 +673,11 @@ def print_confusion(confusion: np.ndarray) -> None:
 
 
 def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, threads: int, held: dict | None = None,
-                     init: Path | None = None) -> Path:
-    """Train the face classifier on ``regions``; ``held`` maps a name to held-out (regions, labels)
-    whose accuracy is printed every 200 steps (never used to choose weights)."""
+                     init: Path | None = None, watch_every: int = 200) -> Path:
+    """Train the face classifier on ``regions`` (from scratch, or further from ``init``: a
+    ``dice_faces.pt`` of an earlier run, or an exported ``dice_faces.onnx``); ``held`` maps a name to
+    held-out (regions, labels) whose accuracy is printed every ``watch_every`` steps (never used to
+    choose weights)."""
     import torch
 
     torch.manual_seed(seed)
@@ -665,10 +685,20 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     rng = np.random.default_rng(seed + 1)
     model = _build_classifier()
     max_lr = 3e-3
+    folded = init is not None and init.suffix == ".onnx"
     if init is not None:
-        model.load_state_dict(torch.load(init))
+        if folded:  # an exported classifier, e.g. the shipped one: batch norms folded, kept fixed
+            load_exported(model, init)
+        else:
+            model.load_state_dict(torch.load(init))
         max_lr = 1e-3  # continuing: a gentler cycle
         print(f"continuing from {init}")
+
+    def training_mode():
+        model.train()
+        if folded:
+            _freeze_batch_norms(model)
+
     model = model.to(memory_format=torch.channels_last)  # trained in bfloat16 (_classification_step), exported float32
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
@@ -688,16 +718,17 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     w /= w.sum()
     batch = 96
     t0 = time.time()
-    model.train()
+    training_mode()
     for step in range(steps):
         idx = rng.choice(len(labels), size=batch, p=w)
         x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
         loss = _classification_step(model, opt, sched, x, torch.from_numpy(labels[idx]))
-        if step % 200 == 0 or step == steps - 1:
+        if step % watch_every == 0 or step == steps - 1:
             report = ""
             for name, (r, l, _) in (held or {}).items():
                 acc, _ = classifier_accuracy(model, r, l)
                 report += f" held-out {name} {acc:.4f}"
+            training_mode()
             print(f"classifier step {step}/{steps} loss {loss.item():.3f}{report} {time.time() - t0:.0f}s", flush=True)
     for name, (r, l, _) in (held or {}).items():
         acc, confusion = classifier_accuracy(model, r, l)
@@ -1149,7 +1180,10 @@ def main(argv=None) -> int:
                         help="scenes of 2-4 dice rendered for the pair network (a die may lean in 70%% of them)")
     parser.add_argument("--pair-steps", type=int, default=8000)
     parser.add_argument("--classifier-init", type=Path, default=None,
-                        help="continue training from these classifier weights (dice_faces.pt from an earlier run)")
+                        help="continue training from these classifier weights (dice_faces.pt from an earlier run, "
+                             "or an exported dice_faces.onnx such as the shipped one)")
+    parser.add_argument("--watch-every", type=int, default=200,
+                        help="print the classifier's held-out accuracy every N steps (default: %(default)s)")
     parser.add_argument("--detector-init", type=Path, default=None,
                         help="train further from this exported detector (dice_detector.onnx of an earlier run)")
     parser.add_argument("--max-silent", type=float, default=MAX_SILENT,
@@ -1186,7 +1220,7 @@ def main(argv=None) -> int:
         watch = {"real": cached_regions(args.cache, real_samples, detector, args.seed, held_out=True, tag="real-held"),
                  "synthetic": cached_regions(args.cache, held, detector, args.seed, held_out=True, tag="synth-held")}
         train_classifier(regions, labels, real, args.out, args.seed, args.classifier_steps, args.threads, watch,
-                         args.classifier_init)
+                         args.classifier_init, args.watch_every)
     if args.step in ("pairs", "all"):
         train_pairs_step(args, [s for s in samples if s.source != "synthetic"])
     if args.step in ("calibrate", "all"):

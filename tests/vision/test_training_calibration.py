@@ -80,3 +80,34 @@ def test_a_die_too_many_may_be_left_to_the_referees_count():
     assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.1).sure_confidence == 0.9
     # ...but not beyond the looser bound (1 frame in 13 is 7.7 %).
     assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.05).sure_confidence == 0.95
+
+
+def test_an_exported_network_read_back_computes_what_the_shipped_file_computes():
+    """``--classifier-init models/dice_faces.onnx`` and ``--detector-init`` continue from the exported
+    weights (batch norms folded into the convolutions). Needs the training extra (torch, onnx);
+    without it there is nothing to continue training with, and the test is skipped, saying so."""
+    import pytest
+
+    torch = pytest.importorskip("torch", reason="the training extra (pip install -e '.[train]') is not installed")
+    pytest.importorskip("onnx", reason="the training extra (pip install -e '.[train]') is not installed")
+    from pathlib import Path
+
+    import cv2
+
+    from lcr_pi.vision.training import _build_classifier, _build_detector, load_exported
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    rng = np.random.default_rng(0)
+    for build, name, shape in ((_build_classifier, "dice_faces.onnx", (3, 3, 48, 48)),
+                               (_build_detector, "dice_detector.onnx", (1, 3, 64, 96))):
+        model = build()
+        load_exported(model, models / name)
+        model.eval()
+        x = rng.random(shape).astype(np.float32)
+        net = cv2.dnn.readNetFromONNX(str(models / name))
+        net.setInput(x)
+        with torch.no_grad():
+            assert np.abs(net.forward() - model(torch.from_numpy(x)).numpy()).max() < 1e-4, name
+    # A file of another network is refused, naming the file.
+    with pytest.raises(ValueError, match="dice_detector.onnx"):
+        load_exported(_build_classifier(), models / "dice_detector.onnx")
