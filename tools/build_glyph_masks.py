@@ -34,7 +34,7 @@ GYRE = "/usr/share/texmf/fonts/opentype/public/tex-gyre"
 # name -> (file, pool). Train and holdout differ in family, not just in weight, so that a reader
 # measured on the holdout pool has never seen those letter shapes. The first twelve are the
 # original pools (2026-11-28); the rest (2026-12-02) widen the train pool only, so that the
-# reader learns L, C, R and W as letters rather than as six fonts' shapes.
+# reader learns L, C, R and W as letters rather than as eight fonts' shapes.
 FONTS = {
     "dejavu-sans-bold": (f"{TTF}/dejavu/DejaVuSans-Bold.ttf", "train"),
     "dejavu-sans": (f"{TTF}/dejavu/DejaVuSans.ttf", "train"),

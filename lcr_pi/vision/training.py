@@ -28,6 +28,7 @@ torch is imported only inside functions: ``lcr_pi`` must import without it.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -361,6 +362,7 @@ def _optimise(opt, sched, loss) -> None:
     sched.step()
 
 
+@functools.cache  # asked on every training step; the CPU does not change
 def _bfloat16_is_fast() -> bool:
     """Whether this CPU computes in bfloat16 natively (AVX512-BF16 or AMX). Elsewhere (AVX2 only)
     PyTorch emulates it: a classifier step took 12 s in bfloat16 against 0.9 s in float32."""
@@ -459,6 +461,14 @@ def _freeze_batch_norms(model) -> None:
             m.eval()
 
 
+def _train_mode(model, norms_fixed: bool) -> None:
+    """``model`` in training mode; with ``norms_fixed`` (weights read back by :func:`load_exported`)
+    its batch norms stay in eval mode, passing values through."""
+    model.train()
+    if norms_fixed:
+        _freeze_batch_norms(model)
+
+
 def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, threads: int,
                    init: Path | None = None) -> Path:
     """Train the detector (from scratch, or further from an exported one, ``init``); write its ONNX."""
@@ -480,9 +490,7 @@ def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, thre
     weights /= weights.sum()
     batch = 16
     t0 = time.time()
-    model.train()
-    if init is not None:
-        _freeze_batch_norms(model)
+    _train_mode(model, norms_fixed=init is not None)
     for step in range(steps):
         idx = rng.choice(len(pool), size=batch, p=weights)
         ex = [detector_example(pool[i], rng) for i in idx]
@@ -693,13 +701,8 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
             model.load_state_dict(torch.load(init))
         max_lr = 1e-3  # continuing: a gentler cycle
         print(f"continuing from {init}")
-
-    def training_mode():
-        model.train()
-        if folded:
-            _freeze_batch_norms(model)
-
-    model = model.to(memory_format=torch.channels_last)  # trained in bfloat16 (_classification_step), exported float32
+    # channels-last, in bfloat16 where the CPU has it (_classification_step); exported float32
+    model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(float)
@@ -718,7 +721,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     w /= w.sum()
     batch = 96
     t0 = time.time()
-    training_mode()
+    _train_mode(model, folded)
     for step in range(steps):
         idx = rng.choice(len(labels), size=batch, p=w)
         x = torch.from_numpy(crops_to_blob([classifier_example(regions[i], rng) for i in idx]))
@@ -728,7 +731,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
             for name, (r, l, _) in (held or {}).items():
                 acc, _ = classifier_accuracy(model, r, l)
                 report += f" held-out {name} {acc:.4f}"
-            training_mode()
+            _train_mode(model, folded)  # classifier_accuracy left it in training mode, norms included
             print(f"classifier step {step}/{steps} loss {loss.item():.3f}{report} {time.time() - t0:.0f}s", flush=True)
     for name, (r, l, _) in (held or {}).items():
         acc, confusion = classifier_accuracy(model, r, l)
