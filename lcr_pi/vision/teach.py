@@ -15,9 +15,10 @@ slight slants and a little blurred.
 Finding the dice (:func:`find_taught_dice`): from each die the reader finds, and from every blob of
 the taught body colour (:class:`BodyMap`), since the reader's detector never saw this design and
 may miss dice or outline only a mark on them. One die is kept per place; finds on a larger die's
-sides (which show other faces) are dropped; a die only the colour found (no die of the reader's on
-it: it could be a side face) is at most unsure; a die-sized blob of the body colour that no die
-accounts for is reported as an unsure die ``"?"`` rather than left out of the roll.
+sides (which show other faces) are dropped, and a find as large as its neighbour but too close to
+it to be a die of its own, on the side where that die's sides show, is unsure; a die only the
+colour found (no die of the reader's on it: it could be a side face) is at most unsure; a
+die-sized blob of the body colour that no die accounts for is reported as an unsure die ``"?"`` rather than left out of the roll.
 
 Reading (:class:`TaughtReader`): each die that looks like the taught set gets its face from the
 taught views, and any other die (ordinary pip or LCR dice) keeps the reader's own answer; a frame
@@ -70,6 +71,11 @@ SURROUNDED = 0.35
 SIDE_CENTRES = 1.4
 NEIGHBOUR_SIZE = 0.55
 CLEAR_FIND = 0.9  # a find beside a larger die must match clearly to count as a die of its own
+# Two finds whose middles are closer than SIDE_GAP of their sides cannot both be flat dice (the
+# found sides vary by a quarter or so); the one on the other's side towards the middle of the view
+# (the cosine of the angle under INWARD) may be its side face (see _unsure_if_a_side).
+SIDE_GAP = 0.9
+INWARD = 0.3
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
 DESCRIPTOR = f"patch{PATCH}+colour"
 KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
@@ -1138,7 +1144,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             if (not _small(m) and all(die.side >= 0.5 * mean_side(q) for q in inside)
                     and (body is None or body.top_face(die.centre, die.side))):
                 found.append(die)
-    dice = _one_per_die(found)
+    dice = _one_per_die(found, (frame.shape[1] / 2, frame.shape[0] / 2))
     if not dice:
         return dice, []
     # Die-sized blobs of the body colour where no die was read: something the size and colour of a
@@ -1149,7 +1155,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
     return dice, unread
 
 
-def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
+def _one_per_die(found: list[TaughtDie], view_centre=None) -> list[TaughtDie]:
     """The taught dice, one per die.
 
     Finds that overlap are one die (two flat dice's top faces cannot overlap): the nearest match
@@ -1188,7 +1194,39 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
                 and not any(_overlap(d.corners, k.corners) >= 0.3 or _inside(d.centre, k.corners, 1.3)
                             for k in kept + neighbours)):
             neighbours.append(d)
-    return kept + neighbours
+    dice = kept + neighbours
+    return dice if view_centre is None else [_unsure_if_a_side(d, dice, view_centre) for d in dice]
+
+
+def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre) -> TaughtDie:
+    """``d``, unsure if it may be a side face of another find's die.
+
+    Two flat dice's top faces cannot have their middles closer than a face's side, yet near the rim
+    of a wide view a die's side face shows as large as its top and can match a taught face as well
+    (the ring of a dot face, seen at a slant). From above, a die's visible sides lie between its top
+    face and the middle of the view (the top is nearer the camera, so it is drawn further out): a
+    find that close to another and on its inner side may be that die's side. It may also be a die
+    that touches it, found a little too large, so it is not dropped (which would silently leave a
+    die out of the roll) but made unsure.
+
+    >>> square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], float)
+    >>> top, side = TaughtDie("dot", 1.0, square(110, 306), 0.17), TaughtDie("dot", 1.0, square(125, 286), 0.18)
+    >>> [round(d.confidence, 1) for d in (_unsure_if_a_side(top, [top, side], (320, 240)), _unsure_if_a_side(side, [top, side], (320, 240)))]
+    [1.0, 0.0]
+    >>> apart = TaughtDie("dot", 1.0, square(142, 286), 0.18)  # a touching die, a side's width away
+    >>> _unsure_if_a_side(apart, [top, apart], (320, 240)).confidence
+    1.0
+    """
+    for other in dice:
+        if other is d:
+            continue
+        gap = d.centre - other.centre
+        distance = float(np.linalg.norm(gap))
+        inward = np.asarray(view_centre, float) - other.centre
+        if (distance < SIDE_GAP * 0.5 * (d.side + other.side)
+                and float(gap @ inward) > INWARD * distance * float(np.linalg.norm(inward))):
+            return replace(d, confidence=0.0)
+    return d
 
 
 def _on_sides(d: TaughtDie, k: TaughtDie) -> bool:
