@@ -18,7 +18,8 @@ may miss dice or outline only a mark on them. One die is kept per place; finds o
 sides (which show other faces) are dropped, and a find as large as its neighbour but too close to
 it to be a die of its own, on the side where that die's sides show, is unsure; a die only the
 colour found (no die of the reader's on it: it could be a side face) is at most unsure; a
-die-sized blob of the body colour that no die accounts for is reported as an unsure die ``"?"`` rather than left out of the roll.
+die-sized blob of the body colour that no die accounts for is reported as an unsure die ``"?"``
+rather than left out of the roll.
 
 Reading (:class:`TaughtReader`): each die that looks like the taught set gets its face from the
 taught views, and any other die (ordinary pip or LCR dice) keeps the reader's own answer; a frame
@@ -1144,7 +1145,9 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             if (not _small(m) and all(die.side >= 0.5 * mean_side(q) for q in inside)
                     and (body is None or body.top_face(die.centre, die.side))):
                 found.append(die)
-    dice = _one_per_die(found, (frame.shape[1] / 2, frame.shape[0] / 2))
+    dice = _one_per_die(found)
+    view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    dice = [_unsure_if_a_side(d, dice, view_centre) for d in dice]
     if not dice:
         return dice, []
     # Die-sized blobs of the body colour where no die was read: something the size and colour of a
@@ -1155,7 +1158,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
     return dice, unread
 
 
-def _one_per_die(found: list[TaughtDie], view_centre=None) -> list[TaughtDie]:
+def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
     """The taught dice, one per die.
 
     Finds that overlap are one die (two flat dice's top faces cannot overlap): the nearest match
@@ -1194,8 +1197,7 @@ def _one_per_die(found: list[TaughtDie], view_centre=None) -> list[TaughtDie]:
                 and not any(_overlap(d.corners, k.corners) >= 0.3 or _inside(d.centre, k.corners, 1.3)
                             for k in kept + neighbours)):
             neighbours.append(d)
-    dice = kept + neighbours
-    return dice if view_centre is None else [_unsure_if_a_side(d, dice, view_centre) for d in dice]
+    return kept + neighbours
 
 
 def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre) -> TaughtDie:
