@@ -100,6 +100,39 @@ def test_a_find_far_larger_than_the_rolls_dice_that_shows_no_face_is_not_a_die()
     assert r.faces == ("3", "5", "6") and r.verdict == "cocked"
 
 
+def test_a_find_half_the_rolls_dice_size_that_shows_no_face_is_not_a_die():
+    # Two dice 50 px across and the end of a cable found at 25 px, scored like a die, on which the
+    # classifier sees a W (no pip die's face): it is left out instead of making the frame unsure.
+    finds = dets(2) + [Detection(800, 300, 25, 25, 0.0, 0.5)]
+    p = probs_for("3", "5", "W", share=0.97)
+    p[2] = 0
+    p[2, CLASSES.index("W")], p[2, CLASSES.index("background")], p[2, CLASSES.index("4")] = 0.7, 0.28, 0.02
+    r = interpret(finds, p, (480, 1000), "pip", ReaderSettings())
+    assert (r.verdict, r.faces) == ("clear", ("3", "5"))
+    # At 30 px (0.6 of the dice) it may be a smaller die of the set: kept, and doubted.
+    finds[2] = Detection(800, 300, 30, 30, 0.0, 0.5)
+    assert interpret(finds, p, (480, 1000), "pip", ReaderSettings()).unsure_dice == (2,)
+    # A small find showing a face is a die, however small.
+    finds[2] = Detection(800, 300, 20, 20, 0.0, 0.9)
+    assert interpret(finds, probs_for("3", "5", "6"), (480, 1000), "pip", ReaderSettings()).faces == ("3", "5", "6")
+
+
+def test_a_side_face_beside_a_sure_die_is_not_a_die_but_a_touching_die_is():
+    # An oblique view: the die's top face (a 1) and its side face (showing a 5) found 45 px apart,
+    # closer than two flat dice of 50 px can lie; the pair network says the second is no die.
+    finds = [Detection(100, 100, 50, 50, 0.0, 0.9), Detection(145, 100, 46, 46, 0.0, 0.5)]
+    p = probs_for("1", "5")
+    side_face = ([(0, 1)], np.array([[0.2, 0.0, 0.0, 0.0, 0.8]]))
+    r = interpret(finds, p, (480, 1000), "pip", ReaderSettings(), pairs=side_face)
+    assert (r.verdict, r.faces) == ("clear", ("1",))
+    # Half as sure it is no die: it may be a die touching the other, so it is kept and doubted.
+    unclear = ([(0, 1)], np.array([[0.6, 0.0, 0.0, 0.0, 0.4]]))
+    assert interpret(finds, p, (480, 1000), "pip", ReaderSettings(), pairs=unclear).unsure_dice == (1,)
+    # As sure it is no die but a full side and a half away: another die, kept and doubted.
+    finds[1] = Detection(175, 100, 46, 46, 0.0, 0.5)
+    assert interpret(finds, p, (480, 1000), "pip", ReaderSettings(), pairs=side_face).unsure_dice == (1,)
+
+
 def test_cocked_die_gets_cocked_verdict():
     r = interpret(dets(2), probs_for("3", "cocked"), (480, 1000), "pip", ReaderSettings())
     assert r.verdict == "cocked" and 1 in r.unsure_dice and r.dice[1].cocked
