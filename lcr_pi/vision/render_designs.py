@@ -13,7 +13,7 @@ import functools
 import threading
 import pathlib
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -104,6 +104,10 @@ class DieDesign:
     glyph_stretch: float = 1.0  # letter width against the font's own
     glyph_shear: float = 0.0   # slant: x shift per pixel of height
     print_offset: tuple = (0.0, 0.0)  # print centre off the face centre, fractions of the side
+    # A marbled body: swirls of this second colour through the body colour (:func:`marble_weight`).
+    # Left out of repr, which seeds the train pool's widening: designs drawn before marbling existed
+    # keep every other draw.
+    marble: tuple[int, int, int] | None = field(default=None, repr=False)
 
     @property
     def layout(self) -> tuple[str, ...]:
@@ -155,6 +159,11 @@ def random_design(rng: np.random.Generator, kind: str, pool: str, body_name: str
     return _widen_train_design(design, body_fixed) if pool == "train" else design
 
 
+# The share of the train pool's pip designs with a marbled body (real sets have a few such dice,
+# read least surely of all: swirls make marks of no pip's shape and hide the pips they cross).
+MARBLED_SHARE = 0.25
+
+
 def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
     """A BGR colour from hue (turns), saturation and value (0..1)."""
     px = np.uint8([[[int(h * 180) % 180, int(round(s * 255)), int(round(v * 255))]]])
@@ -193,6 +202,15 @@ def _widen_train_design(design: DieDesign, body_fixed: bool) -> DieDesign:
             changes.update(body=body, ink=ink, translucent=bool(rng.random() < 0.2), one_ink=None,
                            big_one=1.0, name=f"{design.name}/any-colour")
         changes.update(pip_radius=float(rng.uniform(0.06, 0.125)), pip_spread=float(rng.uniform(0.2, 0.3)))
+        if not body_fixed and rng.random() < MARBLED_SHARE:
+            # Marbled plastic (swirls of white, black or another colour through the body): its veins
+            # make marks of no pip's shape and hide pips of the vein's colour, as on real marbled dice.
+            body = changes.get("body", design.body)
+            vein = ((240, 240, 238), (30, 28, 28), _hsv_bgr(rng.random(), rng.uniform(0.2, 1.0), rng.uniform(0.2, 1.0)))
+            changes.update(marble=vein[int(rng.choice(3, p=(0.45, 0.3, 0.25)))],
+                           name=changes.get("name", design.name) + "/marbled")
+            if _lab_distance(body, changes["marble"]) < 20:  # a vein the eye cannot see is no marbling
+                changes.pop("marble"), changes.update(name=changes["name"][: -len("/marbled")])
         return replace(design, **changes)
     tag = ""
     if not body_fixed and rng.random() < 0.3:
@@ -318,6 +336,30 @@ def face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: i
     return made
 
 
+def marble_weight(size: int, seed: int) -> np.ndarray:
+    """Where a marbled die's veins lie on one face: (size, size) float32 weights 0..1 of the vein colour.
+
+    Bands across the face, bent by smooth noise of a few scales (the classic turbulence marble), the
+    same for the same ``seed``. Veins cover a fifth to a half of the face.
+
+    >>> w = marble_weight(64, 7)
+    >>> w.shape, bool(0.1 < w.mean() < 0.6), bool((marble_weight(64, 7) == w).all())
+    ((64, 64), True, True)
+    """
+    rng = np.random.default_rng(seed ^ 0x6D61726B)
+    turbulence = np.zeros((size, size), np.float32)
+    for cells, amount in ((3, 1.0), (6, 0.5), (12, 0.25)):
+        noise = rng.standard_normal((cells, cells)).astype(np.float32)
+        turbulence += amount * cv2.resize(noise, (size, size), interpolation=cv2.INTER_CUBIC)
+    angle, bands = rng.uniform(0, np.pi), rng.uniform(1.0, 3.0)
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    phase = 2 * np.pi * bands * (xs * np.cos(angle) + ys * np.sin(angle)) + rng.uniform(1.5, 3.5) * turbulence
+    width = rng.uniform(0.25, 0.6)  # how much of each band is vein
+    vein = (np.sin(phase) + 1) / 2  # 0..1
+    edge = 1 - width
+    return np.clip((vein - edge) / max(width * 0.6, 1e-3), 0, 1).astype(np.float32)
+
+
 def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: int) -> tuple[np.ndarray, np.ndarray | None]:
     t = size
     body = np.asarray(design.body, np.float32)
@@ -328,6 +370,9 @@ def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: 
     grain = np.random.default_rng(seed).standard_normal((8, 8)).astype(np.float32)
     grain = cv2.resize(grain, (t, t), interpolation=cv2.INTER_CUBIC)
     tex *= (1 + 0.01 * grain)[..., None]
+    if design.marble is not None:
+        w = marble_weight(t, seed)[..., None]
+        tex[:] = tex * (1 - w) + np.asarray(design.marble, np.float32) * w
     opacity = None
     if design.translucent:
         opacity = np.full((t, t), 0.5, np.float32)

@@ -448,3 +448,26 @@ def test_motion_blur_matches_a_line_kernel(vec):
     fast = motion_blur(img, vec)
     assert abs(float(fast[..., 3].sum()) - float(img[..., 3].sum())) < 0.02 * float(img[..., 3].sum())
     assert float(np.abs(fast - ref).mean()) < 0.15 * float(np.abs(img - ref).mean())
+
+
+def test_some_train_pip_dice_are_marbled_and_no_holdout_or_letter_die_is():
+    train = [render_designs.random_design(rng(s), "pip", "train") for s in range(200)]
+    marbled = [d for d in train if d.marble is not None]
+    assert 0.12 * len(train) <= len(marbled) <= 0.4 * len(train)
+    assert all(d.name.endswith("/marbled") for d in marbled)
+    letters = [render_designs.random_design(rng(s), k, "train") for s in range(60) for k in ("lcr", "wild")]
+    holdout = [render_designs.random_design(rng(s), k, "holdout") for s in range(60) for k in ("pip", "lcr", "wild")]
+    named = [render_designs.random_design(rng(s), "pip", "train", "ivory") for s in range(60)]  # the preset's body
+    assert not [d.name for d in letters + holdout + named if d.marble is not None]
+
+
+def test_a_marbled_face_shows_veins_of_its_second_colour_and_keeps_its_pips():
+    plain = render_designs.DieDesign(name="m", kind="pip", body=(40, 40, 170), ink=(240, 240, 240))
+    marbled = render_designs.replace(plain, name="m/marbled", marble=(25, 25, 25))
+    a, _ = render_designs.face_texture(plain, "5", 96, 0, 0)
+    b, _ = render_designs.face_texture(marbled, "5", 96, 0, 0)
+    vein = np.abs(b - np.float32((25, 25, 25))).max(2) < 30
+    body = np.abs(b - np.float32((40, 40, 170))).max(2) < 30
+    assert 0.1 < vein.mean() < 0.7 and body.mean() > 0.2
+    pips = a.mean(2) > 200  # the white pips are painted over the veins
+    assert (b[pips].mean(1) > 180).mean() > 0.9
