@@ -92,7 +92,8 @@ def main() -> int:
     for name, (scores, times) in rows.items():
         m = summarize(scores, times)
         print(f"  {name:13s} die accuracy {m['die_accuracy']:.2%}  image accuracy {m['image_accuracy']:.2%}  "
-              f"silent errors {m['silent_error_rate']:.2%}  precision {m['precision']:.2%}  median {m['ms_per_image_median']:.1f} ms")
+              f"silent errors {m['silent_error_rate']:.2%} (with the right number of dice {m['silent_error_rate_counted']:.2%})  "
+              f"precision {m['precision']:.2%}  median {m['ms_per_image_median']:.1f} ms")
     return 0
 
 
