@@ -8,7 +8,7 @@ dice's scale), and calibrated with the empty-tray reference (only the part of th
 is read). Without the models the script still reports how
 much of the view the calibration keeps and whether every die stays inside it.
 
-    .venv/bin/python benchmarks/bench_calibration.py [--tables 12] [--size 1280x960]
+    .venv/bin/python benchmarks/bench_calibration.py [--tables 12] [--size 1280x960] [--pool holdout|train]
 """
 
 from __future__ import annotations
@@ -29,11 +29,14 @@ from lcr_pi.vision.render import roll_sequence
 PRESETS = ("felt-table", "pi-black-tray", None)
 
 
-def table(seed: int, size, faces):
-    """The settled frame of a roll on table ``seed``, its truth, and the empty tray before the throw."""
+def table(seed: int, size, faces, pool: str = "holdout"):
+    """The settled frame of a roll on table ``seed``, its truth, and the empty tray before the throw.
+
+    The dice, trays and cloths come from the renderer's holdout ``pool`` (never trained on, and kept
+    as it is): the train pool is what the models learn from, and it grows."""
     preset = PRESETS[seed % len(PRESETS)]
     frames, scene = roll_sequence(np.random.default_rng(seed), size=size, faces=faces, kind="pip",
-                                  n_frames=8, preset=preset, empty_frames=1)
+                                  n_frames=8, preset=preset, empty_frames=1, pool=pool)
     return frames[-1], scene, frames[0]
 
 
@@ -42,6 +45,8 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=12)
     parser.add_argument("--size", default="1280x960")
     parser.add_argument("--models", default=None)
+    parser.add_argument("--pool", choices=("holdout", "train"), default="holdout",
+                        help="the renderer's pool of dice and trays (default: %(default)s; before 2026-12-03: train)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
@@ -59,7 +64,7 @@ def main() -> int:
     for k in range(args.tables):
         seed = 900 + k
         faces = [[str(v) for v in rng.integers(1, 7, 3)] for _ in range(3)]
-        cal_frame, cal_scene, empty = table(seed, size, faces[0])
+        cal_frame, cal_scene, empty = table(seed, size, faces[0], args.pool)
         reading = reader.read(cal_frame) if reader is not None else None
         cal = make_calibration(empty, reading=reading)
         # As lcr-pi calibrate does: the reference guides reading only if the reader sees no dice in it.
@@ -71,7 +76,7 @@ def main() -> int:
         calibrated = CalibratedReader(reader, cal) if reader is not None else None
         guided = CalibratedReader(reader, cal, reference) if reader is not None else None
         for f in faces[1:]:
-            frame, scene, _ = table(seed, size, f)
+            frame, scene, _ = table(seed, size, f, args.pool)
             x0, y0, x1, y1 = cal.tray
             for d in scene.dice:
                 total += 1
