@@ -376,11 +376,12 @@ def _change_scale(shape, die_px: float) -> tuple[float, tuple[int, int]]:
 
 
 def small_tray(tray: np.ndarray, die_px: float) -> np.ndarray:
-    """The tray crop at the comparison scale (area-averaged; halvings first, as the detector does)."""
+    """The tray crop at the comparison scale (area-averaged; halvings first, as the detector does, a
+    side of odd length trimmed by a pixel rather than shrunk the slow way)."""
     from lcr_pi.vision.detect import shrink
 
     _, (sw, sh) = _change_scale(tray.shape, die_px)
-    return shrink(tray, sw, sh)
+    return shrink(tray, sw, sh, trim_odd=True)
 
 
 def _change_mask(tray_now: np.ndarray, tray_empty: np.ndarray, die_px: float):

@@ -187,15 +187,26 @@ def prepare_detector_window(frame: np.ndarray, long_side: int, region, context: 
     return _padded_blob(shrink(frame[sy0:sy1, sx0:sx1], x1 - x0, y1 - y0)), window
 
 
-def shrink(frame: np.ndarray, w: int, h: int) -> np.ndarray:
+def shrink(frame: np.ndarray, w: int, h: int, trim_odd: bool = False) -> np.ndarray:
     """Area-average ``frame`` down to ``w`` x ``h``: exact halvings first (OpenCV's fast path for a
     factor of two), then one area resize for the rest. Twice as fast as one area resize by an odd
     factor (3.6 -> 1.8 ms for 1280x960 -> 448x336 here), and the same picture within a grey level.
 
+    A side of odd length stops the halvings. ``trim_odd`` drops its last row or column instead, at
+    each halving (a few pixels at the edge, so the picture is stretched by up to 0.3 %): for
+    comparisons where that does not matter, such as a tray against its empty picture (a 3147x2301
+    full-resolution tray shrinks in 6 ms instead of 30 here).
+
     >>> shrink(np.zeros((960, 1280, 3), np.uint8), 448, 336).shape
     (336, 448, 3)
+    >>> shrink(np.zeros((2301, 3147, 3), np.uint8), 236, 173, trim_odd=True).shape
+    (173, 236, 3)
     """
-    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h and frame.shape[1] % 2 == 0 and frame.shape[0] % 2 == 0:
+    while frame.shape[1] >= 2 * w and frame.shape[0] >= 2 * h:
+        if frame.shape[1] % 2 or frame.shape[0] % 2:
+            if not trim_odd:
+                break
+            frame = frame[: frame.shape[0] // 2 * 2, : frame.shape[1] // 2 * 2]
         frame = cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA)
     if (frame.shape[1], frame.shape[0]) == (w, h):
         return frame

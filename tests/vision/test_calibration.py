@@ -222,6 +222,17 @@ def test_changed_region_reads_everything_when_the_change_is_everywhere_or_nowher
     assert changed_region(lamp, empty, 20.0) is None
 
 
+def test_a_full_resolution_tray_of_odd_size_is_compared_where_its_die_lies():
+    # Most trays cut from a frame have a side of odd length; their comparison picture is shrunk with
+    # the odd row or column dropped at each halving, which must not move the change it finds.
+    empty = np.random.default_rng(1).integers(80, 100, (2301, 3147, 3)).astype(np.uint8)
+    now = empty.copy()
+    now[1900:1980, 2900:2980] = 10  # a dark die of 80 px near the far corner, where trimming bites
+    x0, y0, x1, y1 = changed_region(now, empty, 80.0)
+    assert x0 <= 2900 and y0 <= 1900 and x1 >= 2980 and y1 >= 1980  # the die, whole
+    assert x1 - x0 <= 80 + 2 * 1.5 * 80 + 40 and y1 - y0 <= 80 + 2 * 1.5 * 80 + 40  # and 1.5 dice around it, no more
+
+
 def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
     image = np.full((240, 320, 3), 90, np.uint8)
     cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5,
