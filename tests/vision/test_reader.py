@@ -77,13 +77,21 @@ def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confid
     assert interpret(weaker, very_sure, (480, 1000), "pip", rescue).unsure_dice == (1,)
 
 
+def two_dice_and(side: float, score: float, belief: dict):
+    """Two dice 50 px across read sure (a 3 and a 5), and a third find ``side`` px across with detector
+    ``score`` whose class probabilities are ``belief``: the finds and their probabilities."""
+    finds = dets(2) + [Detection(800, 300, side, side, 0.0, score)]
+    p = probs_for("3", "5", "1")
+    p[2] = 0
+    for name, share in belief.items():
+        p[2, CLASSES.index(name)] = share
+    return finds, p
+
+
 def test_a_find_far_larger_than_the_rolls_dice_that_shows_no_face_is_not_a_die():
     # Two dice 50 px across and a poker chip beside the tray found at 100 px, on which the classifier
     # sees no face and half a leaning die: without the rule the frame would be "cocked" for nothing.
-    finds = dets(2) + [Detection(800, 300, 100, 100, 0.0, 0.6)]
-    p = probs_for("3", "5", "cocked", share=0.97)
-    p[2] = 0
-    p[2, CLASSES.index("cocked")], p[2, CLASSES.index("background")], p[2, CLASSES.index("1")] = 0.6, 0.35, 0.05
+    finds, p = two_dice_and(100, 0.6, {"cocked": 0.6, "background": 0.35, "1": 0.05})
     r = interpret(finds, p, (480, 1000), "pip", ReaderSettings())
     assert (r.verdict, r.faces) == ("clear", ("3", "5"))
     # Just under 1.8 times the dice it stays, and is said as a doubt.
@@ -93,9 +101,7 @@ def test_a_find_far_larger_than_the_rolls_dice_that_shows_no_face_is_not_a_die()
     # larger than the others in a steep view must not go missing).
     finds[2] = Detection(800, 300, 100, 100, 0.0, 0.9)
     assert interpret(finds, probs_for("3", "5", "6", share=0.97), (480, 1000), "pip", ReaderSettings()).faces == ("3", "5", "6")
-    doubted = probs_for("3", "5", "6", share=0.97)
-    doubted[2] = 0
-    doubted[2, CLASSES.index("6")], doubted[2, CLASSES.index("cocked")] = 0.3, 0.7
+    finds, doubted = two_dice_and(100, 0.9, {"6": 0.3, "cocked": 0.7})
     r = interpret(finds, doubted, (480, 1000), "pip", ReaderSettings())
     assert r.faces == ("3", "5", "6") and r.verdict == "cocked"
 
@@ -103,10 +109,7 @@ def test_a_find_far_larger_than_the_rolls_dice_that_shows_no_face_is_not_a_die()
 def test_a_find_half_the_rolls_dice_size_that_shows_no_face_is_not_a_die():
     # Two dice 50 px across and the end of a cable found at 25 px, scored like a die, on which the
     # classifier sees a W (no pip die's face): it is left out instead of making the frame unsure.
-    finds = dets(2) + [Detection(800, 300, 25, 25, 0.0, 0.5)]
-    p = probs_for("3", "5", "W", share=0.97)
-    p[2] = 0
-    p[2, CLASSES.index("W")], p[2, CLASSES.index("background")], p[2, CLASSES.index("4")] = 0.7, 0.28, 0.02
+    finds, p = two_dice_and(25, 0.5, {"W": 0.7, "background": 0.28, "4": 0.02})
     r = interpret(finds, p, (480, 1000), "pip", ReaderSettings())
     assert (r.verdict, r.faces) == ("clear", ("3", "5"))
     # At 30 px (0.6 of the dice) it may be a smaller die of the set: kept, and doubted.
