@@ -205,12 +205,10 @@ def _widen_train_design(design: DieDesign, body_fixed: bool) -> DieDesign:
         if not body_fixed and rng.random() < MARBLED_SHARE:
             # Marbled plastic (swirls of white, black or another colour through the body): its veins
             # make marks of no pip's shape and hide pips of the vein's colour, as on real marbled dice.
-            body = changes.get("body", design.body)
-            vein = ((240, 240, 238), (30, 28, 28), _hsv_bgr(rng.random(), rng.uniform(0.2, 1.0), rng.uniform(0.2, 1.0)))
-            changes.update(marble=vein[int(rng.choice(3, p=(0.45, 0.3, 0.25)))],
-                           name=changes.get("name", design.name) + "/marbled")
-            if _lab_distance(body, changes["marble"]) < 20:  # a vein the eye cannot see is no marbling
-                changes.pop("marble"), changes.update(name=changes["name"][: -len("/marbled")])
+            veins = ((240, 240, 238), (30, 28, 28), _hsv_bgr(rng.random(), rng.uniform(0.2, 1.0), rng.uniform(0.2, 1.0)))
+            vein = veins[int(rng.choice(3, p=(0.45, 0.3, 0.25)))]
+            if _lab_distance(changes.get("body", design.body), vein) >= 20:  # else the eye could not see it
+                changes.update(marble=vein, name=changes.get("name", design.name) + "/marbled")
         return replace(design, **changes)
     tag = ""
     if not body_fixed and rng.random() < 0.3:
