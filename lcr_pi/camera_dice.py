@@ -42,7 +42,7 @@ class CameraDice:
 
 def observe(reading, frame: np.ndarray) -> RollObservation:
     """A reader's :class:`~lcr_pi.vision.reader.Reading` as the referee's input, frame kept as evidence;
-    the dice it doubts are passed on least sure first."""
+    the dice it doubts are passed on least sure first, with the faces each may show."""
     return RollObservation(
         faces=tuple(reading.faces),
         verdict=reading.verdict,
@@ -50,6 +50,7 @@ def observe(reading, frame: np.ndarray) -> RollObservation:
         source="camera",
         evidence=(frame, reading),
         doubtful=doubted_dice(reading),
+        could_be=tuple(getattr(die, "could_be", ()) for die in reading.dice),
     )
 
 

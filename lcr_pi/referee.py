@@ -26,7 +26,7 @@ from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_fa
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
-from lcr_pi.rules.faces import parse_faces
+from lcr_pi.rules.faces import parse_face, parse_faces
 
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
@@ -43,7 +43,10 @@ class RollObservation:
     "clear", "unsure" (``message`` says which die), "cocked", "obstructed" or "no_dice". Typed rolls are
     clear by definition: a person read them. ``doubtful`` lists the indices (into ``faces``) of the
     dice the reader doubts, the least believable first: when it sees more dice than were rolled and
-    the surplus is among them, the referee can offer the rest as its guess.
+    the surplus is among them, the referee can offer the rest as its guess. ``could_be`` gives, per
+    die, the faces the reader is sure it shows one of when its only doubt is which (empty for a die
+    in any other doubt, or when not known): a doubted die whose faces there all move chips alike
+    settles the move (:meth:`Referee.on_roll`).
     """
 
     faces: tuple[str, ...]
@@ -52,6 +55,7 @@ class RollObservation:
     source: str = "camera"
     evidence: Any = field(default=None, compare=False, repr=False)
     doubtful: tuple[int, ...] = ()
+    could_be: tuple[tuple[str, ...], ...] = ()
 
 
 # -- outputs ---------------------------------------------------------------------------------------
@@ -205,6 +209,8 @@ class Referee:
             obs = self._without_doubtful_surplus(obs, player, expected)
         if len(obs.faces) != expected:
             return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
+        if obs.verdict == "unsure":
+            obs = self._settled_by_moves(obs)
         try:
             parse_faces(obs.faces, wild_pip=self.config.effective_wild_pip)
         except UserError as exc:
@@ -312,8 +318,35 @@ class Referee:
         seen = f"I see {number(len(obs.faces))} things where {player} rolled {dice(expected)}"
         no_die = f"{number(surplus)} of them may be no die"
         message = (f"{seen}, {no_die}, and a die may be leaning" if obs.verdict == "cocked" else f"{seen}, and {no_die}")
-        return replace(obs, faces=faces, message=message,
+        # could_be is dropped: with something there that may be no die, a person confirms the roll.
+        return replace(obs, faces=faces, message=message, could_be=(),
                        doubtful=tuple(kept.index(i) for i in obs.doubtful if i in kept))
+
+    def _settled_by_moves(self, obs: RollObservation) -> RollObservation:
+        """An unsure reading as a clear one when every die it doubts is doubted only between faces
+        that move chips alike (with ordinary dice, 1, 2 and 3 all keep the chip), those dice named by
+        their move; else the reading as it is. Not for a roll-off, where a 2 is not a 3.
+
+        >>> from lcr_pi.rules.config import GameConfig
+        >>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+        >>> seen = RollObservation(("2", "5", "4"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",), ("4",)))
+        >>> ref._settled_by_moves(seen).faces, ref._settled_by_moves(seen).verdict
+        (('dot', '5', '4'), 'clear')
+        >>> ref._settled_by_moves(RollObservation(("3", "5"), "unsure", doubtful=(0,), could_be=(("3", "4"), ()))).verdict
+        'unsure'
+        """
+        if not obs.doubtful or len(obs.could_be) != len(obs.faces):
+            return obs  # unsure for a reason that is not a die's face (something on the tray unread)
+        faces = list(obs.faces)
+        for i in obs.doubtful:
+            try:
+                moves = {parse_face(f, wild_pip=self.config.effective_wild_pip) for f in obs.could_be[i]}
+            except UserError:
+                return obs
+            if len(moves) != 1:
+                return obs
+            faces[i] = moves.pop().value
+        return replace(obs, faces=tuple(faces), verdict="clear", message="", doubtful=())
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:
         if seen > expected:

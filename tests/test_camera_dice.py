@@ -37,3 +37,19 @@ def test_a_side_face_read_as_a_fourth_die_leaves_the_three_rolled_to_confirm():
     assert "if the dice show L, C, R, press confirm" in said(out)
     ref.on_action("confirm")
     assert ref.game.state.chips == (0, 4, 4)
+
+
+def test_a_pip_die_that_is_a_2_or_a_3_is_called_as_a_dot_without_asking():
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    ref.start()
+    dice = [DieReading("2", 0.6, (0, 0, 10, 10), (), (5, 5), "left", False, could_be=("2", "3")),
+            DieReading("6", 0.99, (20, 0, 30, 10), (), (25, 5), "middle", True, could_be=("6",)),
+            DieReading("5", 0.98, (40, 0, 50, 10), (), (45, 5), "right", True, could_be=("5",))]
+    obs = observe(Reading(tuple(dice), **verdict_for(dice, [0], [])), np.zeros((8, 8, 3), np.uint8))
+    assert obs.could_be == (("2", "3"), ("6",), ("5",))
+    out = ref.on_roll(obs)
+    assert "press confirm" not in said(out) and ref.game.state.chips == (1, 3, 4)  # R to Cy, C to the pot
+    # The same doubt between a 3 and a 4 (keep or pass left) is asked.
+    dice[0] = DieReading("3", 0.6, (0, 0, 10, 10), (), (5, 5), "left", False, could_be=("3", "4"))
+    out = ref.on_roll(observe(Reading(tuple(dice), **verdict_for(dice, [0], [])), np.zeros((8, 8, 3), np.uint8)))
+    assert "press confirm" in said(out) and ref.game.state.chips == (1, 3, 4)

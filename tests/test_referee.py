@@ -259,3 +259,59 @@ def test_status_names_the_favourite_when_odds_are_given():
     words = said(ref.on_action("status"))
     assert "Bob is favoured to win, with " in words and "percent." in words
     assert "about" not in words  # 3 players, 3 chips: the exact table answers
+
+
+def test_a_die_doubted_only_between_faces_that_move_alike_settles_the_move():
+    # Ordinary dice: the reader is sure the first die is a 2 or a 3 (both keep the chip) and of the others.
+    ref = table()
+    out = ref.on_roll(RollObservation(("2", "4", "5"), verdict="unsure", message="Not sure about the die at the left",
+                                      doubtful=(0,), could_be=(("2", "3"), ("4",), ("5",))))
+    assert not any(isinstance(o, Attention) for o in out) and ref.phase == "await_roll"
+    assert ref.game.state.chips == (1, 4, 3)  # L to Bob, C to the pot; the dot die keeps its chip
+    checkpoint = next(o for o in out if isinstance(o, Checkpoint))
+    assert checkpoint.record["roll"] == ["dot", "4", "5"]
+    assert "Not sure" not in said(out)
+
+
+@pytest.mark.parametrize("could_be", [
+    (("3", "4"), ("4",), ("5",)),   # a 3 or a 4: keep or pass left
+    ((), ("4",), ("5",)),           # doubted for another reason (a weak find, a split face)
+    (("2", "3"), ("4",)),           # not one entry per die
+])
+def test_a_doubt_between_different_moves_or_of_the_die_itself_is_still_asked(could_be):
+    ref = table()
+    out = ref.on_roll(RollObservation(("3", "4", "5"), verdict="unsure", doubtful=(0,), could_be=could_be))
+    assert isinstance(out[0], Attention) and ref.phase == "confirm_read" and ref.game.state.chips == (3, 3, 3)
+
+
+def test_move_settling_needs_a_doubted_die_and_never_applies_to_a_leaning_die_a_surplus_or_a_roll_off():
+    ref = table()
+    # Unsure with no die doubted: something on the tray was not read as a die.
+    ref.on_roll(RollObservation(("2", "4", "5"), verdict="unsure", could_be=(("2",), ("4",), ("5",))))
+    assert ref.phase == "confirm_read"
+    ref = table()
+    ref.on_roll(RollObservation(("2", "4", "5"), verdict="cocked", doubtful=(0,), could_be=(("2", "3"), ("4",), ("5",))))
+    assert ref.phase == "confirm_read"
+    ref = table()  # four things for three dice: the doubted surplus is dropped, the rest is asked, not settled
+    ref.on_roll(RollObservation(("2", "4", "5", "1"), verdict="unsure", doubtful=(3, 0),
+                                could_be=(("2", "3"), ("4",), ("5",), ())))
+    assert ref.phase == "confirm_read" and ref.offered_guess == ("2", "4", "5")
+    # In a roll-off pips are added up: a 2 is not a 3.
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    ref.start()
+    assert ref.phase == "roll_off"
+    out = ref.on_roll(RollObservation(("2", "6", "6"), verdict="unsure", doubtful=(0,), could_be=(("2", "3"), ("6",), ("6",))))
+    assert isinstance(out[0], Attention) and ref.phase == "roll_off" and ref.roll_off.scores == ()
+
+
+def test_with_wild_rules_on_ordinary_dice_the_wild_pip_is_its_own_move():
+    config = GameConfig.create(PLAYERS, variant="wild", wild_pip=1)
+    ref = Referee(config)
+    ref.start()
+    # A 1 is W here: a die that is a 1 or a 2 may take chips or keep its own, so it is asked.
+    ref.on_roll(RollObservation(("1", "4", "5"), verdict="unsure", doubtful=(0,), could_be=(("1", "2"), ("4",), ("5",))))
+    assert ref.phase == "confirm_read"
+    ref = Referee(config)
+    ref.start()
+    ref.on_roll(RollObservation(("2", "4", "5"), verdict="unsure", doubtful=(0,), could_be=(("2", "3"), ("4",), ("5",))))
+    assert ref.phase == "await_roll" and ref.game.state.rolls == 1

@@ -152,6 +152,12 @@ class DieReading:
     where: str
     sure: bool
     cocked: bool = False
+    # The faces this die shows one of, as sure as a sure face is (their shares of the belief add up
+    # to sure_confidence), when the only doubt is its face: found surely as one flat die. Empty when
+    # the find itself is in doubt (a weak peak, a face split in two, leaning) or not known. With
+    # ordinary dice in an LCR game, a die that is a 2 or a 3 keeps its chip either way
+    # (:meth:`lcr_pi.referee.Referee.on_roll`).
+    could_be: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -468,6 +474,25 @@ def face_belief(p: np.ndarray, allowed: list[int]) -> tuple[int, float, float]:
     return allowed[best], float(faces_p[best] / total), float(p[_COCKED] / total)
 
 
+def likely_faces(p: np.ndarray, allowed: list[int], kind: str, share: float) -> tuple[str, ...]:
+    """The fewest faces (best first) among ``allowed`` whose shares of a find's belief ``p`` (as in
+    :func:`face_belief`: of the faces, cocked and background) add up to ``share``; empty when all
+    of them together do not. An LCR die's class "1" is named "dot".
+
+    >>> p = np.zeros(len(CLASSES)); p[CLASSES.index("2")], p[CLASSES.index("3")], p[_BACKGROUND] = 0.6, 0.35, 0.05
+    >>> likely_faces(p, allowed_classes("pip"), "pip", 0.9), likely_faces(p, allowed_classes("pip"), "pip", 0.99)
+    (('2', '3'), ())
+    """
+    total = max(float(p[allowed].sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
+    faces, held = [], 0.0
+    for k in sorted(allowed, key=lambda k: -p[k]):
+        if held >= share:
+            break
+        faces.append("dot" if CLASSES[k] == "1" and kind != "pip" else CLASSES[k])
+        held += float(p[k]) / total
+    return tuple(faces) if held >= share else ()
+
+
 def _judge(d, p: np.ndarray, allowed: list[int], st: ReaderSettings) -> tuple[str, float, bool, bool]:
     """One find's best allowed face, its confidence (its share of the faces, cocked and background),
     whether it is cocked, and whether it is sure (before the overlap rule)."""
@@ -600,10 +625,12 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
             name = "dot"
         sure = could_be_sure and j not in overlapping
         corners = tuple((float(x), float(y)) for x, y in d.corners())
+        found_surely = d.score >= st.sure_detection and j not in overlapping and not is_cocked
         dice.append(DieReading(
             face=name, confidence=round(confidence, 4), box=tuple(float(v) for v in d.box),
             corners=corners, centre=(float(d.cx), float(d.cy)),
             where=describe_position(d.cx, d.cy, width, height), sure=sure, cocked=is_cocked,
+            could_be=likely_faces(p, allowed, kind, st.sure_confidence) if found_surely else (),
         ))
         if is_cocked:
             cocked.append(j)

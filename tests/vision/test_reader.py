@@ -13,7 +13,7 @@ from lcr_pi.vision.classify import CLASSES, classify_crops, crops_to_blob, softm
 from lcr_pi.vision.dataset import load_roll_folder, read_image
 from lcr_pi.vision.detect import Detection, detector_window, prepare_detector_input, prepare_detector_window
 from lcr_pi.vision.evaluate import score_image
-from lcr_pi.vision.reader import VERDICTS, DiceReader, ReaderSettings, interpret, read_dice
+from lcr_pi.vision.reader import _BACKGROUND, VERDICTS, DiceReader, ReaderSettings, interpret, read_dice
 from lcr_pi.vision.render import random_scene
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -63,6 +63,30 @@ def test_unsure_die_is_named_by_position():
     r = interpret(dets(2), p, (480, 1000), "pip", ReaderSettings(sure_confidence=0.9))
     assert r.verdict == "unsure" and r.unsure_dice == (1,)
     assert "the die at the top" in r.message and not r.dice[1].sure
+
+
+def test_a_die_doubted_only_for_its_face_says_which_faces_it_may_show():
+    """``could_be``: the fewest faces whose shares reach the sure confidence, for a die found surely
+    as one flat die; empty for a weak find, a leaning die, or faces spread too thin."""
+    st = ReaderSettings(sure_confidence=0.9, sure_detection=0.4)
+    p = probs_for("2", "5", "4", "6")
+    p[0] = 0
+    p[0, CLASSES.index("2")], p[0, CLASSES.index("3")], p[0, _BACKGROUND] = 0.55, 0.44, 0.01
+    p[2] = 0
+    p[2, CLASSES.index("4")], p[2, CLASSES.index("3")], p[2, CLASSES.index("1")] = 0.5, 0.3, 0.2
+    p[3] = 0
+    p[3, CLASSES.index("6")], p[3, CLASSES.index("5")], p[3, CLASSES.index("4")] = 0.7, 0.1, 0.2
+    finds = dets(4)
+    finds[3] = Detection(finds[3].cx, finds[3].cy, 50, 50, 0.0, 0.3)  # a weak peak
+    r = interpret(finds, p, (480, 1400), "pip", st)
+    assert r.verdict == "unsure" and r.unsure_dice == (0, 2, 3)
+    assert [d.could_be for d in r.dice] == [("2", "3"), ("5",), ("4", "3", "1"), ()]
+    leaning = probs_for("3", "cocked")
+    leaning[1, CLASSES.index("cocked")], leaning[1, CLASSES.index("2")] = 0.6, 0.37
+    r = interpret(dets(2), leaning, (480, 1000), "pip", st)
+    assert r.verdict == "cocked" and r.dice[1].could_be == ()
+    r = interpret(dets(2), probs_for("L", "1"), (480, 1000), "lcr", st)
+    assert [d.could_be for d in r.dice] == [("L",), ("dot",)]
 
 
 def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confidence():
