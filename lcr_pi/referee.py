@@ -339,6 +339,10 @@ class Referee:
             return obs  # unsure for a reason that is not a die's face (something on the tray unread)
         faces = list(obs.faces)
         for i in obs.doubtful:
+            if not 0 <= i < len(faces) or len(obs.could_be[i]) < 2:
+                # One face as sure as a sure face, yet doubted: doubted by a later step than the
+                # face (a side face beside a taught die), which a move cannot settle.
+                return obs
             try:
                 moves = {parse_face(f, wild_pip=self.config.effective_wild_pip) for f in obs.could_be[i]}
             except UserError:

@@ -277,6 +277,7 @@ def test_a_die_doubted_only_between_faces_that_move_alike_settles_the_move():
     (("3", "4"), ("4",), ("5",)),   # a 3 or a 4: keep or pass left
     ((), ("4",), ("5",)),           # doubted for another reason (a weak find, a split face)
     (("2", "3"), ("4",)),           # not one entry per die
+    (("2",), ("4",), ("5",)),       # one face as sure as a sure one, yet doubted: doubted for something else
 ])
 def test_a_doubt_between_different_moves_or_of_the_die_itself_is_still_asked(could_be):
     ref = table()

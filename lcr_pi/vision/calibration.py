@@ -563,17 +563,21 @@ class CalibratedReader:
             if again.verdict == "clear":
                 reading = again
         reading = on_tray(reading, cal.tray)
-        if change is not None and reading.verdict == "clear":
+        if change is not None and reading.verdict in ("clear", "unsure"):
             boxes = [(d.box[0] - x0, d.box[1] - y0, d.box[2] - x0, d.box[3] - y0) for d in reading.dice]
             missed = _unread_of(change, cal.die_px, boxes)
             if missed:
                 # The tray changed where no die was read: a die the reader missed (or something
-                # else on the tray). Announcing the dice read would be announcing a wrong roll.
+                # else on the tray). Announcing the dice read would be announcing a wrong roll, and
+                # an unsure reading may not be settled by its dice's moves either (could_be).
                 where = join_places([describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0)
                                      for b in missed])
-                reading = replace(reading, verdict="unsure",
-                                  message=f"Something on the tray at the {where} was not read as a die; "
-                                          "please check or re-roll.")
+                unread = f"Something on the tray at the {where} was not read as a die; please check or re-roll."
+                dice = tuple(replace(d, could_be=()) for d in reading.dice)
+                if reading.verdict == "clear":
+                    reading = replace(reading, dice=dice, verdict="unsure", message=unread)
+                else:
+                    reading = replace(reading, dice=dice, message=f"{reading.message} {unread}")
         return reading
 
 

@@ -1440,7 +1440,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     look like the taught design keep the reader's face and confidence. Where the reader is sure of a
     die that looks like the taught design, the taught set naming it the same leaves the reader's die
     as it is, and naming it otherwise makes the die unsure (one of them is wrong). With no taught
-    die in the frame the reading is returned unchanged. With ``features`` (a :class:`FeatureMatcher`
+    die in the frame the reading is returned unchanged, but for the dice's ``could_be``, which is
+    emptied (see below). With ``features`` (a :class:`FeatureMatcher`
     for this set) each taught die also gets :func:`second_opinion`.
 
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
@@ -1451,6 +1452,11 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     from lcr_pi.vision.classify import crop_die, sharpness
     from lcr_pi.vision.reader import DieReading, describe_position, verdict_for
 
+    # The reader's could_be (the faces a die doubted only for its face may show, which the referee
+    # may settle by their move) names faces of the dice it knows; with a taught design on the table
+    # they may be that design's faces misread, so with a taught set no doubt is settled so.
+    if any(getattr(d, "could_be", ()) for d in reading.dice):
+        reading = replace(reading, dice=tuple(replace(d, could_be=()) for d in reading.dice))
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])

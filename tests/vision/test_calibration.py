@@ -15,6 +15,8 @@ from lcr_pi.vision.calibration import (
     Calibration, CalibratedReader, changed_region, find_tray, load_calibration, load_calibration_or_default,
     load_reference, load_reference_or_none, make_calibration, save_calibration,
 )
+from lcr_pi.referee import Referee, RollObservation
+from lcr_pi.rules import GameConfig
 from lcr_pi.vision.reader import DieReading, Reading, describe_position
 from lcr_pi.vision.render import random_scene
 
@@ -205,6 +207,49 @@ def test_a_change_where_no_die_was_read_makes_a_clear_reading_unsure():
     inner = ScaleMindedReader([(115, 215, 30)], "clear", [(115, 215, 30)])
     reading = CalibratedReader(inner, cal, empty).read(frame)
     assert inner.die_px == [30.0, None] and reading.verdict == "unsure" and reading.faces == ("6",)
+
+
+def test_a_change_where_no_die_was_read_keeps_an_unsure_reading_from_being_settled_by_moves():
+    """Ann's three dice read, one of them a 2 or a 3, and something unread on the tray: the dice lose
+    their could_be, so the referee asks instead of playing the dot (the unread thing may be a die),
+    and the message names both doubts."""
+    empty = np.full((480, 640, 3), 90, np.uint8)
+    frame = empty.copy()
+    for x in (100, 200, 300):
+        frame[200:230, x:x + 30] = 230  # the dice read
+    frame[300:330, 500:530] = 20  # and something missed
+    cal = Calibration((640, 480), (0, 0, 640, 480), die_px=30.0)
+
+    def die(face, x, could_be):
+        sure = len(could_be) == 1
+        return DieReading(face, 0.99 if sure else 0.6, (x, 200, x + 30, 230), (), (x + 15, 215), "left", sure,
+                          could_be=could_be)
+
+    dice = (die("2", 100, ("2", "3")), die("4", 200, ("4",)), die("5", 300, ("5",)))
+
+    class DoubtingReader:
+        def read(self, frame, **kw):
+            return Reading(dice, "unsure", (0,), "Not sure about the die at the left; please check or re-roll.")
+
+    def referee_after(reading):
+        ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+        ref.start()
+        ref.on_roll(RollObservation(reading.faces, reading.verdict, doubtful=(0,),
+                                    could_be=tuple(d.could_be for d in reading.dice)))
+        return ref
+
+    reading = CalibratedReader(DoubtingReader(), cal, empty).read(frame)
+    assert reading.verdict == "unsure" and all(d.could_be == () for d in reading.dice)
+    assert reading.message == ("Not sure about the die at the left; please check or re-roll. "
+                               "Something on the tray at the right was not read as a die; please check or re-roll.")
+    ref = referee_after(reading)
+    assert ref.phase == "confirm_read" and ref.game.state.rolls == 0
+    # Without the unread thing the doubt is only the face: the referee plays the dot, L and C.
+    frame[300:330, 500:530] = 90
+    reading = CalibratedReader(DoubtingReader(), cal, empty).read(frame)
+    assert reading.dice[0].could_be == ("2", "3")
+    ref = referee_after(reading)
+    assert ref.phase == "await_roll" and ref.game.state.chips == (1, 4, 3)
 
 
 def test_changed_region_reads_everything_when_the_change_is_everywhere_or_nowhere():

@@ -216,6 +216,27 @@ def test_ordinary_dice_keep_the_readers_answer(painted):
             assert TaughtReader(Plain(), taught).read(scene.image) is plain
 
 
+def test_with_a_taught_set_no_doubt_is_settled_by_its_move(painted):
+    """The reader's could_be names faces of the dice it knows; with a taught design on the table they
+    may be that design's faces misread, so the taught reader passes on none (the referee asks)."""
+    taught, scenes = painted
+    image, scene = scenes[0]
+    doubting = Reading(tuple(DieReading("2", 0.6, d.box, detector_corners(d), tuple(np.mean(d.corners, 0)), "centre",
+                                        False, could_be=("2", "3")) for d in scene.dice),
+                       "unsure", tuple(range(len(scene.dice))), "Not sure.", kind="pip")
+
+    class Doubting:
+        def read(self, frame, *, dice_kind="auto", calibration=None):
+            return doubting
+
+    for kind in ("lcr", "auto"):
+        reading = TaughtReader(Doubting(), taught).read(image, dice_kind=kind)
+        assert reading.dice and all(d.could_be == () for d in reading.dice)
+    blank = np.full_like(image, 90)  # no taught die in the frame: the reading as it was, but for could_be
+    reading = TaughtReader(Doubting(), taught).read(blank, dice_kind="lcr")
+    assert reading.faces == doubting.faces and all(d.could_be == () for d in reading.dice)
+
+
 def test_a_taught_lcr_set_stays_out_of_a_game_set_for_pip_dice(painted):
     taught, scenes = painted
     image, scene = scenes[0]
