@@ -205,6 +205,8 @@ def _halvings(width: int, height: int, w: int, h: int) -> int:
     >>> _halvings(3280, 2464, 448, 336), _halvings(1280, 960, 448, 336), _halvings(100, 100, 80, 80)
     (2, 1, 0)
     """
+    if w < 1 or h < 1:
+        return 0
     k = 0
     while width >= 2 ** (k + 1) * w and height >= 2 ** (k + 1) * h:
         k += 1
@@ -213,7 +215,7 @@ def _halvings(width: int, height: int, w: int, h: int) -> int:
 
 def _even_end(lo: int, hi: int, limit: int, multiple: int, scale: float) -> int:
     """An end at or past ``hi`` (within ``0..limit``) that gives ``lo..end`` a length that is a
-    multiple of ``multiple`` and, of the first 17 such, the one nearest a whole number of pixels
+    multiple of ``multiple`` and, of the first 16 or so such, the one nearest a whole number of pixels
     at ``scale``; at the frame's edge, the end pulled in (by less than ``multiple`` pixels).
 
     >>> _even_end(10, 23, 100, 4, 1.0), _even_end(90, 99, 100, 4, 1.0), _even_end(0, 99, 99, 4, 1.0)
@@ -221,6 +223,8 @@ def _even_end(lo: int, hi: int, limit: int, multiple: int, scale: float) -> int:
     >>> _even_end(0, 1301, 3280, 4, 448 / 3280)         # 183.02 detector px (1304 px would be 178.11)
     1340
     """
+    if multiple == 1:
+        return hi  # no halvings to keep in step with: the crop as it is
     ends = [end for end in range(hi + (-(hi - lo) % multiple), min(limit, hi + 16 * multiple) + 1, multiple)]
     if not ends:
         return max(lo + 1, hi - (hi - lo) % multiple)

@@ -87,6 +87,11 @@ def test_a_die_doubted_only_for_its_face_says_which_faces_it_may_show():
     assert r.verdict == "cocked" and r.dice[1].could_be == ()
     r = interpret(dets(2), probs_for("L", "1"), (480, 1000), "lcr", st)
     assert [d.could_be for d in r.dice] == [("L",), ("dot",)]
+    thin = probs_for("2", "5")
+    thin[0] = 0
+    thin[0, CLASSES.index("2")], thin[0, CLASSES.index("3")], thin[0, _BACKGROUND] = 0.5, 0.3, 0.2
+    r = interpret(dets(2), thin, (480, 1000), "pip", st)  # all faces together short of the sure share
+    assert r.unsure_dice == (0,) and r.dice[0].could_be == ()
 
 
 def test_a_weak_peak_is_sure_only_when_the_face_is_read_beyond_the_rescue_confidence():
@@ -512,7 +517,7 @@ def test_a_region_is_read_as_the_whole_frame_reads_it(reader):
 
 # The bound is the mean grey-level difference allowed; measured 0.9, 0.0 and 2.0 (one area resize of
 # the odd-sided crop, before: 0.5, 0.0 and 0.6). At the frame's far edge the crop cannot grow and is
-# cut by up to 3 px instead, a stretch of 0.3 % over this 128 px window. On rendered dice the
+# cut by under a step of the halvings instead (here 3 px, a stretch of 0.3 % over this 128 px window). On rendered dice the
 # detector's scores differ from the whole look's as little as before (mean 0.0135 both).
 @pytest.mark.parametrize("region, bound", [((1001, 777, 2333, 1999), 1.2), ((0, 3, 3277, 2464), 0.1),
                                            ((2900, 2100, 3280, 2464), 2.5)])
@@ -538,6 +543,18 @@ def test_a_full_resolution_region_is_cut_to_halve_evenly_and_shows_what_the_whol
     x0, y0, _, _ = detector_window(frame.shape, 448, region)
     h, w = min(h, whole.shape[2] - y0), min(w, whole.shape[3] - x0)
     assert np.abs(seen[:, :h, :w] - whole[0, :, y0:y0 + h, x0:x0 + w]).mean() * 255 < bound
+
+
+def test_a_window_for_a_region_off_the_frame_ends_instead_of_looping():
+    """``prepare_detector_window`` is public: a region wholly outside the frame (which
+    :meth:`DiceReader.read` refuses by name) must not hang it."""
+    from lcr_pi.vision.detect import _halvings
+
+    assert _halvings(640, 480, 0, 0) == 0 and _halvings(640, 480, -5, 10) == 0
+    try:
+        prepare_detector_window(np.zeros((480, 640, 3), np.uint8), 448, (2000, 2000, 2100, 2100))
+    except cv2.error:
+        pass  # OpenCV's own refusal of an empty picture is an answer too; a hang is not
 
 
 def test_a_plain_region_has_no_dice_and_only_a_blank_frame_is_blank(reader):
