@@ -86,15 +86,14 @@ def pair_crop(frame: np.ndarray, a, b, side: float) -> np.ndarray:
     return cv2.warpAffine(frame, m, (PAIR_WIDTH, PAIR_HEIGHT), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def sides_apart(a, b) -> float:
+    """How far apart two finds' centres are, in their mean face side."""
+    return math.hypot(a.cx - b.cx, a.cy - b.cy) / ((a.side + b.side) / 2)
+
+
 def touching_pairs(dets, reach: float = TOUCHING) -> list[tuple[int, int]]:
     """Index pairs (i < j) of finds whose centres are within ``reach`` of their mean face side."""
-    pairs = []
-    for i in range(len(dets)):
-        for j in range(i + 1, len(dets)):
-            a, b = dets[i], dets[j]
-            if math.hypot(a.cx - b.cx, a.cy - b.cy) <= reach * (a.side + b.side) / 2:
-                pairs.append((i, j))
-    return pairs
+    return [(i, j) for i in range(len(dets)) for j in range(i + 1, len(dets)) if sides_apart(dets[i], dets[j]) <= reach]
 
 
 def pairs_to_blob(crops: list[np.ndarray]) -> np.ndarray:

@@ -35,7 +35,7 @@ from lcr_pi.vision.classify import CLASSES, classify_crops, crop_face, load_clas
 from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_scale, long_side_for_die,
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
-from lcr_pi.vision.pairs import PAIR_CLASSES, TOUCHING, leaning_by_pairs, pair_beliefs, touching_pairs
+from lcr_pi.vision.pairs import PAIR_CLASSES, TOUCHING, leaning_by_pairs, pair_beliefs, sides_apart, touching_pairs
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 DICE_KINDS = ("auto", "pip", "lcr", "wild")
@@ -469,7 +469,7 @@ def face_belief(p: np.ndarray, allowed: list[int]) -> tuple[int, float, float]:
     ('L', 0.75, 0.25)
     """
     faces_p = p[allowed]
-    total = max(float(faces_p.sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
+    total = _belief_total(p, allowed)
     best = int(np.argmax(faces_p))
     return allowed[best], float(faces_p[best] / total), float(p[_COCKED] / total)
 
@@ -483,14 +483,29 @@ def likely_faces(p: np.ndarray, allowed: list[int], kind: str, share: float) -> 
     >>> likely_faces(p, allowed_classes("pip"), "pip", 0.9), likely_faces(p, allowed_classes("pip"), "pip", 0.99)
     (('2', '3'), ())
     """
-    total = max(float(p[allowed].sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
+    total = _belief_total(p, allowed)
     faces, held = [], 0.0
     for k in sorted(allowed, key=lambda k: -p[k]):
         if held >= share:
             break
-        faces.append("dot" if CLASSES[k] == "1" and kind != "pip" else CLASSES[k])
+        faces.append(face_name(CLASSES[k], kind))
         held += float(p[k]) / total
     return tuple(faces) if held >= share else ()
+
+
+def _belief_total(p: np.ndarray, allowed: list[int]) -> float:
+    """What a find's face shares are shares of: the allowed faces, cocked and background."""
+    return max(float(p[allowed].sum() + p[_COCKED] + p[_BACKGROUND]), 1e-12)
+
+
+def face_name(class_name: str, kind: str) -> str:
+    """A face class as said for ``kind`` dice: the class "1" is the single pip of a pip die and the
+    dot of an LCR die.
+
+    >>> face_name("1", "pip"), face_name("1", "lcr"), face_name("L", "wild")
+    ('1', 'dot', 'L')
+    """
+    return "dot" if class_name == "1" and kind != "pip" else class_name
 
 
 def _judge(d, p: np.ndarray, allowed: list[int], st: ReaderSettings) -> tuple[str, float, bool, bool]:
@@ -544,11 +559,8 @@ def _without_misfits(dets, probs: np.ndarray, keep: list[int], kind: str, st: Re
             return True
         if probs[i, _BACKGROUND] < st.drop_background:
             return False
-        near = [j for j in keep if j != i and sides_apart(i, j) < TOUCHING]
-        return len(near) == 1 and near[0] in sure and sides_apart(i, near[0]) < SIDE_REACH
-
-    def sides_apart(i: int, j: int) -> float:
-        return math.hypot(dets[i].cx - dets[j].cx, dets[i].cy - dets[j].cy) / ((dets[i].side + dets[j].side) / 2)
+        near = [j for j in keep if j != i and sides_apart(dets[i], dets[j]) < TOUCHING]
+        return len(near) == 1 and near[0] in sure and sides_apart(dets[i], dets[near[0]]) < SIDE_REACH
 
     return [i for i in keep if not misfit(i)]
 
@@ -621,8 +633,7 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     for j, i in enumerate(keep):
         d, p = dets[i], probs[i]
         name, confidence, is_cocked, could_be_sure = _judge(d, p, allowed, st)
-        if name == "1" and kind != "pip":
-            name = "dot"
+        name = face_name(name, kind)
         sure = could_be_sure and j not in overlapping
         corners = tuple((float(x), float(y)) for x, y in d.corners())
         found_surely = d.score >= st.sure_detection and j not in overlapping and not is_cocked
