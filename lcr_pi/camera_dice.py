@@ -7,6 +7,7 @@ the dice have come to rest.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -38,6 +39,66 @@ class CameraDice:
         if update.state != "settled":
             return None
         return observe(self.read(update.frame), update.frame)
+
+
+ONE_PIP = ("1", "dot")  # a pip die's one and an LCR die's dot: the same face to the reader
+SHOWN_BY = {**{f: "pip" for f in ("2", "3", "4", "5", "6")}, **{f: "wild" for f in ("L", "C", "R", "W")}}
+
+
+class WildGameDice:
+    """Reads a Wild game's rolls when the kind of dice is left to the reader (``dice = "auto"``).
+
+    A Wild game is played with Wild LCR dice (L, C, R, W and two dots) or with ordinary dice whose
+    ``wild_pip`` counts as W. Told that the dice are Wild dice, the reader would read an ordinary die's
+    pips as Wild faces: a one as a dot, which keeps its chip, where the game says W. So each frame is
+    read as ordinary or Wild dice, whichever it shows (``dice_kind="pip-or-wild"``), and what the
+    night's dice are is remembered from the last roll that showed it surely (a die sure of a face
+    other than one pip: a 4 or an L).
+
+    Only a roll whose every die shows one pip or dot does not show it, and with ``wild_pip`` 1 that
+    face is a W on an ordinary die and a dot on a Wild die. Such a roll is read as the night's dice
+    were last seen to be; before any roll showed them, it is unsure, and the referee asks. ``read``
+    is the reader (``read(frame, dice_kind=...)``); an instance is the ``read`` of :class:`CameraDice`.
+    """
+
+    def __init__(self, read: Callable[..., object], wild_pip: int | None):
+        self._read = read
+        self.wild_pip = wild_pip
+        self.kind: str | None = None  # "pip" or "wild", once a roll has shown it
+
+    def __call__(self, frame: np.ndarray):
+        reading = self._read(frame, dice_kind="pip-or-wild")
+        if reading.verdict not in ("clear", "unsure", "cocked"):
+            return reading  # no dice, or a blurred frame (dice still rolling): nothing to learn or ask
+        shown = kind_shown(reading)
+        if shown is not None:
+            self.kind = shown
+            return reading
+        if self.wild_pip != 1 or not reading.dice or not all(d.face in ONE_PIP for d in reading.dice):
+            return reading  # a one and a dot make the same move, or the roll is not all ones
+        if self.kind is not None:
+            return reading if reading.kind == self.kind else self._read(frame, dice_kind=self.kind)
+        return one_pip_unknown(reading)
+
+
+def kind_shown(reading) -> str | None:
+    """``"pip"`` or ``"wild"`` when a die the reader is sure of shows a face only that kind of dice has
+    (a die read as leaning shows nothing); None when none does, or the dice disagree."""
+    kinds = {SHOWN_BY.get(d.face) for d in reading.dice if d.sure and not getattr(d, "cocked", False)} - {None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def one_pip_unknown(reading):
+    """A reading whose every die shows one pip or dot, made unsure of all of them: before the night's
+    dice are known, that face is a W (an ordinary die's one, with ``wild_pip`` 1) or a dot (a Wild
+    die's). Offered for confirm as ones, since a Wild die's player is told to roll again."""
+    said = ("Every die shows one pip or dot, and I do not know yet whether you play with ordinary dice, "
+            "where a one is a W, or with Wild dice, where a dot keeps its chip. With Wild dice, roll again; "
+            "with ordinary dice, press confirm.")
+    dice = tuple(replace(d, face="1", sure=False, could_be=()) for d in reading.dice)
+    earlier = reading.message if reading.verdict in ("unsure", "cocked") else ""
+    return replace(reading, dice=dice, kind="pip", verdict="cocked" if reading.verdict == "cocked" else "unsure",
+                   unsure_dice=tuple(range(len(dice))), message=f"{said} {earlier}".strip())
 
 
 def observe(reading, frame: np.ndarray) -> RollObservation:

@@ -53,3 +53,99 @@ def test_a_pip_die_that_is_a_2_or_a_3_is_called_as_a_dot_without_asking():
     dice[0] = DieReading("3", 0.6, (0, 0, 10, 10), (), (5, 5), "left", False, could_be=("3", "4"))
     out = ref.on_roll(observe(Reading(tuple(dice), **verdict_for(dice, [0], [])), np.zeros((8, 8, 3), np.uint8)))
     assert "press confirm" in said(out) and ref.game.state.chips == (1, 3, 4)
+
+
+class KindTellingReader:
+    """A reader double for a Wild game: what it reads depends on the kind of dice it is told, as the
+    real reader's does (one pip is "1" read as ordinary dice, "dot" read as Wild dice)."""
+
+    def __init__(self, rolls):
+        self.rolls = list(rolls)  # per frame: {kind told: (faces, sure flags)}
+        self.told = []
+
+    def read(self, frame, *, dice_kind="auto"):
+        self.told.append(dice_kind)
+        by_kind = self.rolls[int(frame[0, 0, 0])]
+        faces, sure = by_kind.get(dice_kind) or by_kind["pip-or-wild"]
+        dice = [die(f, 0.99 if s else 0.6, sure=s, x=20 * i) for i, (f, s) in enumerate(zip(faces, sure))]
+        kind = "pip" if all(f in "123456" for f in faces) else "wild"
+        return Reading(tuple(dice), kind=kind, **verdict_for(dice, [i for i, s in enumerate(sure) if not s], []))
+
+
+def frame_no(n):
+    return np.full((8, 8, 3), n, np.uint8)
+
+
+def wild_referee(wild_pip=1):
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=wild_pip))
+    ref.start()
+    return ref
+
+
+def test_a_wild_game_with_ordinary_dice_reads_them_as_ordinary_dice_and_a_one_as_w():
+    from lcr_pi.camera_dice import WildGameDice
+
+    reader = KindTellingReader([
+        {"pip-or-wild": (("4", "1", "6"), (True, True, True))},
+        {"pip-or-wild": (("1", "1", "1"), (True, True, True)), "wild": (("dot", "dot", "dot"), (True, True, True))},
+    ])
+    read = WildGameDice(reader.read, wild_pip=1)
+    first = read(frame_no(0))
+    assert first.faces == ("4", "1", "6") and read.kind == "pip" and reader.told == ["pip-or-wild"]
+    # Ones alone do not show the kind of dice; the night's dice were shown ordinary: a one is a W.
+    ones = read(frame_no(1))
+    assert ones.faces == ("1", "1", "1") and ones.verdict == "clear" and reader.told[1:] == ["pip-or-wild"]
+    from lcr_pi.rules.faces import Face, parse_faces
+
+    assert parse_faces(first.faces, wild_pip=1) == (Face.LEFT, Face.WILD, Face.RIGHT)
+    assert parse_faces(ones.faces, wild_pip=1) == (Face.WILD,) * 3  # three W: the whole pot
+
+
+def test_a_wild_game_with_wild_dice_reads_a_lone_dot_as_a_dot_once_the_dice_showed_they_are_wild():
+    from lcr_pi.camera_dice import WildGameDice
+
+    reader = KindTellingReader([
+        {"pip-or-wild": (("L", "W", "dot"), (True, True, True))},
+        {"pip-or-wild": (("1", "1"), (True, True)), "wild": (("dot", "dot"), (True, True))},
+    ])
+    read = WildGameDice(reader.read, wild_pip=1)
+    assert read(frame_no(0)).faces == ("L", "W", "dot") and read.kind == "wild"
+    dots = read(frame_no(1))
+    assert dots.faces == ("dot", "dot") and dots.verdict == "clear"
+    assert reader.told == ["pip-or-wild", "pip-or-wild", "wild"]  # read again as the night's dice
+
+
+def test_ones_before_the_dice_showed_their_kind_are_asked_about_not_announced():
+    from lcr_pi.camera_dice import WildGameDice
+
+    reader = KindTellingReader([{"pip-or-wild": (("1", "1", "1"), (True, True, True))}])
+    read = WildGameDice(reader.read, wild_pip=1)
+    reading = read(frame_no(0))
+    assert read.kind is None and reading.verdict == "unsure" and reading.unsure_dice == (0, 1, 2)
+    assert all(not d.sure and d.could_be == () for d in reading.dice)
+    ref = wild_referee()
+    out = said(ref.on_roll(observe(reading, frame_no(0))))
+    assert "I do not know yet whether you play with ordinary dice, where a one is a W, or with Wild dice" in out
+    assert "With Wild dice, roll again; with ordinary dice, press confirm." in out
+    assert ref.phase == "confirm_read" and ref.game.state.rolls == 0
+    # A blurred frame (the dice still rolling) stays blurred: the referee waits for the next.
+    blurred = Reading((die("4", 0.99), die("1", 0.99, x=20)), "obstructed", (0, 1), "The picture is blurred")
+    read = WildGameDice(lambda frame, dice_kind: blurred, wild_pip=1)
+    assert read(frame_no(0)) is blurred and read.kind is None
+    # With wild_pip 2 a one is a dot on either kind of dice: nothing to ask.
+    read = WildGameDice(KindTellingReader([{"pip-or-wild": (("1", "1", "1"), (True, True, True))}]).read, wild_pip=2)
+    assert read(frame_no(0)).verdict == "clear"
+
+
+def test_the_kind_is_learnt_only_from_sure_flat_dice_that_agree():
+    from lcr_pi.camera_dice import kind_shown
+
+    def reading(*dice):
+        return Reading(tuple(dice), "clear")
+
+    assert kind_shown(reading(die("4", 0.99), die("1", 0.99))) == "pip"
+    assert kind_shown(reading(die("C", 0.99), die("dot", 0.99))) == "wild"
+    assert kind_shown(reading(die("4", 0.6, sure=False), die("1", 0.99))) is None  # a doubted 4 shows nothing
+    assert kind_shown(reading(die("L", 0.6, sure=False, cocked=True))) is None
+    assert kind_shown(reading(die("4", 0.99), die("L", 0.99))) is None  # dice that disagree teach nothing
+    assert kind_shown(reading(die("1", 0.99), die("dot", 0.99))) is None

@@ -403,3 +403,45 @@ def test_a_read_only_state_folder_is_said_at_the_start_and_the_game_goes_on(tmp_
     assert f"SAY: Warning: the game is not being saved: cannot create the state folder {tmp_path / 'card' / 'state'}" \
            in out
     assert "SAY: Ann rolled L, dot, C." in out
+
+
+@pytest.mark.parametrize("variant, dice, told", [("wild", "auto", "pip-or-wild"), ("classic", "auto", "auto"),
+                                                 ("wild", "wild", "wild"), ("wild", "pip", "pip"),
+                                                 ("wild", "lcr", "wild"), ("classic", "lcr", "lcr")])
+def test_the_camera_reads_a_wild_game_as_the_dice_show_unless_told_which(tmp_path, monkeypatch, variant, dice, told):
+    """``dice = "auto"`` in a Wild game: ordinary dice (a one is W) or Wild dice, whichever the rolls
+    show (:class:`lcr_pi.camera_dice.WildGameDice`); a kind set in the settings is passed on as it is,
+    but for LCR dice in a Wild game, which are Wild dice."""
+    from types import SimpleNamespace
+
+    import cv2
+    import numpy as np
+
+    import lcr_pi.vision.reader as reader
+    from lcr_pi.camera_dice import WildGameDice
+
+    kinds = []
+
+    class Told:
+        def read(self, frame, *, dice_kind="auto", **options):
+            kinds.append(dice_kind)
+            return reader.Reading((), "no_dice")
+
+    monkeypatch.setattr(reader, "DiceReader", Told)
+    monkeypatch.chdir(tmp_path)  # no calibration or taught dice here
+    frames = tmp_path / "frames"  # the camera: a folder of frames
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0001.png"), np.zeros((48, 64, 3), np.uint8))
+    config = tmp_path / "lcr-pi.toml"
+    config.write_text(base_config(tmp_path).replace("[game]\n", f'[game]\nvariant = "{variant}"\nwild_pip = 1\n')
+                      + f'[reader]\ndice = "{dice}"\n[camera]\nsource = "{frames}"\n')
+    night = SimpleNamespace(problems=[])
+    camera = run_command._camera_dice(load_settings(config), night)
+    if (variant, dice) == ("wild", "lcr"):  # LCR dice without a W cannot be a Wild game's: said, and read as Wild
+        assert night.problems == ['the game is Wild but the settings say dice = "lcr", which have no W face; '
+                                  'reading them as Wild dice (set dice to "wild" in [reader])']
+    else:
+        assert night.problems == []
+    assert isinstance(camera.read, WildGameDice) == (told == "pip-or-wild")
+    camera.read(np.zeros((48, 64, 3), np.uint8))  # what the camera would hand on at rest
+    assert kinds == [told]

@@ -104,7 +104,7 @@ def _camera_dice(settings, night):
     """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
     when the reader cannot start, typed rolls."""
     from lcr_pi.camera import ReopeningSource, open_frame_source
-    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.camera_dice import CameraDice, WildGameDice
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.settle import SettleDetector
@@ -157,7 +157,14 @@ def _camera_dice(settings, night):
         night.speaker.say("The camera is back.")
 
     frames = ReopeningSource(open_camera, on_lost=lost, on_back=back)
-    dice_kind = settings.reader.dice
-    if dice_kind == "auto" and settings.game_config().wild:
+    dice_kind, game = settings.reader.dice, settings.game_config()
+    if dice_kind == "lcr" and game.wild:
+        # Told "no W face", the reader names a W as another face, now and then surely (1 of 40
+        # rendered W dice read as a clear L): a Wild game's LCR dice are Wild dice.
+        night.problems.append('the game is Wild but the settings say dice = "lcr", which have no W face; '
+                              'reading them as Wild dice (set dice to "wild" in [reader])')
         dice_kind = "wild"
+    if dice_kind == "auto" and game.wild:
+        # Wild LCR dice or ordinary dice with a pip that counts as W: the rolls tell which.
+        return CameraDice(frames, WildGameDice(reader.read, game.effective_wild_pip), settle)
     return CameraDice(frames, lambda frame: reader.read(frame, dice_kind=dice_kind), settle)

@@ -38,7 +38,9 @@ from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
 from lcr_pi.vision.pairs import PAIR_CLASSES, TOUCHING, leaning_by_pairs, pair_beliefs, sides_apart, touching_pairs
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
-DICE_KINDS = ("auto", "pip", "lcr", "wild")
+# What a caller may tell the reader about the dice on the tray: nothing ("auto"), their kind, or
+# "pip-or-wild" (a Wild game's dice: ordinary or Wild LCR dice, whichever the frame shows).
+DICE_KINDS = ("auto", "pip", "lcr", "wild", "pip-or-wild")
 VERDICTS = ("clear", "unsure", "obstructed", "cocked", "no_dice")
 
 # Sides (of the calibrated die size) a detection may have and still be a die. On rendered tables
@@ -405,7 +407,17 @@ def _check_region(region, shape):
 
 
 def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
-    if dice_kind != "auto":
+    """The kind of dice a frame's finds (class probabilities, one row each) are read as: ``dice_kind``
+    itself unless it leaves the choice to the frame. ``auto``: pip dice when the faces only pip dice
+    have (2-6) weigh at least as much as the letters, else LCR dice, Wild ones when a W is half
+    likely. ``pip-or-wild`` (a Wild game, whose dice are Wild LCR dice or ordinary dice with a pip
+    that counts as W): the same, but the letters always mean Wild dice.
+
+    >>> p = np.zeros((2, len(CLASSES))); p[0, CLASSES.index("L")], p[1, CLASSES.index("1")] = 1.0, 1.0
+    >>> _choose_kind(p, "auto"), _choose_kind(p, "pip-or-wild"), _choose_kind(p[1:], "pip-or-wild")
+    ('lcr', 'wild', 'pip')
+    """
+    if dice_kind not in ("auto", "pip-or-wild"):
         return dice_kind
     if len(probs) == 0:
         return "pip"
@@ -413,7 +425,7 @@ def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
     lcr_only = probs[:, [CLASSES.index(c) for c in ("L", "C", "R", "W")]].sum()
     if lcr_only <= pip_only:
         return "pip"
-    return "wild" if probs[:, CLASSES.index("W")].sum() >= 0.5 else "lcr"
+    return "wild" if dice_kind == "pip-or-wild" or probs[:, CLASSES.index("W")].sum() >= 0.5 else "lcr"
 
 
 def allowed_classes(kind: str) -> list[int]:

@@ -632,3 +632,33 @@ def test_a_memo_lets_a_second_look_at_the_same_frame_run_the_models_only_on_what
     # A fresh memo runs the models again.
     before = reader._classifier.shown
     assert reader.read(scene.image, memo=FrameMemo()) == fresh and reader._classifier.shown > before
+
+
+def test_a_wild_game_reads_ordinary_dice_as_ordinary_dice_and_wild_dice_as_wild(reader):
+    """A Wild game is played with Wild LCR dice or with ordinary dice whose one is a W. Told "wild",
+    the reader named an ordinary die's pips as Wild faces (a one as a dot, which keeps its chip; on
+    60 rendered rolls of ordinary dice 4 were announced so, 55 asked); told "pip-or-wild" it reads
+    what the frame shows, and :class:`~lcr_pi.camera_dice.WildGameDice` remembers it for the rolls
+    of ones, which do not show it."""
+    from lcr_pi.camera_dice import WildGameDice
+    from lcr_pi.vision.render import roll_sequence
+
+    def settled(faces, kind):
+        frames, _ = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=faces, kind=kind, n_frames=6,
+                                  preset="felt-table")
+        return frames[-1]
+
+    pips, ones = settled(["4", "1", "6"], "pip"), settled(["1", "1"], "pip")
+    assert reader.read(ones, dice_kind="wild").faces == ("dot", "dot")  # the old way: a W called a dot
+    night = WildGameDice(reader.read, wild_pip=1)
+    first = night(pips)
+    assert first.verdict == "clear" and sorted(first.faces) == ["1", "4", "6"] and night.kind == "pip"
+    again = night(ones)
+    assert again.verdict == "clear" and again.faces == ("1", "1")  # two W
+    # Wild dice: the letters show the kind, and later dots are read as dots.
+    night = WildGameDice(reader.read, wild_pip=1)
+    assert sorted(night(settled(["W", "L", "dot"], "wild")).faces) == ["L", "W", "dot"] and night.kind == "wild"
+    dots = night(settled(["dot", "dot"], "wild"))
+    assert dots.verdict == "clear" and dots.faces == ("dot", "dot")
+    # Before any roll has shown the kind, dots are asked about, never announced.
+    assert WildGameDice(reader.read, wild_pip=1)(settled(["dot", "dot"], "wild")).verdict == "unsure"
