@@ -25,6 +25,7 @@ from lcr_pi.vision.settle import SettleDetector
 
 LCR_DIE = ("L", "C", "R", "dot", "dot", "dot")
 WILD_DIE = ("L", "C", "R", "W", "dot", "dot")
+PIP_DIE = ("1", "2", "3", "4", "5", "6")  # ordinary dice: 1-3 keep, 4 L, 5 C, 6 R (a Wild game's wild_pip is W)
 
 
 @dataclass
@@ -95,15 +96,22 @@ class RenderedRolls(SimulatedPlayers):
 
     def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
                  size=(640, 480), frames_per_roll: int = 10, on_throw=None, table_seed: int | None = None,
-                 preset: str | None = None):
+                 preset: str | None = None, ordinary_dice: bool = False, read=None):
         """``table_seed``: film every throw on one table (camera, tray, light and where the dice
         come to rest drawn from this seed; only the faces differ), as a calibrated table is;
-        by default each throw gets a new table. ``preset``: a named look of the renderer."""
+        by default each throw gets a new table. ``preset``: a named look of the renderer.
+        ``ordinary_dice``: throw pip dice instead of LCR (or Wild) dice. ``read``: how a settled frame
+        is read (``read(frame)``, as :class:`~lcr_pi.camera_dice.CameraDice` reads it); by default the
+        reader, told the kind of dice thrown."""
         super().__init__(referee, actions)
         self._unsure_in_a_row = 0
         self.reader = reader
         self.rng = rng
         self.wild = wild
+        self.kind = "pip" if ordinary_dice else "wild" if wild else "lcr"  # the dice thrown
+        if ordinary_dice:
+            self.die = PIP_DIE
+        self.read = read or (lambda frame: reader.read(frame, dice_kind=self.kind))
         self.size = size
         self.table_seed = table_seed
         self.preset = preset
@@ -129,7 +137,7 @@ class RenderedRolls(SimulatedPlayers):
         if update.state != "settled":
             return None
         self.frames.clear()  # the rest of this throw's frames show the same dice at rest
-        reading = self.reader.read(update.frame, dice_kind="wild" if self.wild else "lcr")
+        reading = self.read(update.frame)
         self._score(reading)
         return observe(reading, update.frame)
 
@@ -151,7 +159,7 @@ class RenderedRolls(SimulatedPlayers):
     def _throw(self) -> None:
         self.thrown = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
         film = self.rng if self.table_seed is None else np.random.default_rng(self.table_seed)
-        frames, _ = roll_sequence(film, size=self.size, faces=list(self.thrown), kind="wild" if self.wild else "lcr",
+        frames, _ = roll_sequence(film, size=self.size, faces=list(self.thrown), kind=self.kind,
                                   n_frames=self.frames_per_roll, preset=self.preset)
         self.frames = list(frames)
         # A rendered throw may be filmed over a new tray by a new camera, so the settle detector starts

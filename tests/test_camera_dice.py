@@ -149,3 +149,43 @@ def test_the_kind_is_learnt_only_from_sure_flat_dice_that_agree():
     assert kind_shown(reading(die("L", 0.6, sure=False, cocked=True))) is None
     assert kind_shown(reading(die("4", 0.99), die("L", 0.99))) is None  # dice that disagree teach nothing
     assert kind_shown(reading(die("1", 0.99), die("dot", 0.99))) is None
+
+
+def test_a_wild_night_never_announces_ones_as_a_kind_of_dice_no_roll_has_shown():
+    """Whatever the rolls of a Wild night (ordinary or Wild dice, read surely or not), a clear roll of
+    ones and dots is only announced once an earlier roll of that night has shown the same kind of
+    dice surely, and then named as that kind's face: "1" (a W) for ordinary dice, "dot" for Wild ones."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from lcr_pi.camera_dice import WildGameDice
+
+    def roll(kind):
+        faces = st.sampled_from(("1", "2", "3", "4", "5", "6") if kind == "pip" else ("L", "C", "R", "W", "dot", "dot"))
+        return st.lists(st.tuples(faces, st.booleans()), min_size=1, max_size=3)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.sampled_from(("pip", "wild")).flatmap(lambda kind: st.tuples(st.just(kind), st.lists(roll(kind), max_size=8))))
+    def check(night):
+        kind, rolls = night
+        table = []
+        for dice in rolls:
+            faces = tuple(f for f, _ in dice)
+            sure = tuple(s for _, s in dice)
+            ones = tuple("1" for _ in faces)
+            as_read = faces if kind == "pip" else tuple("1" if f == "dot" else f for f in faces)
+            table.append({"pip-or-wild": (as_read if any(f not in ("1", "dot") for f in faces) else ones, sure),
+                          "pip": (tuple("1" if f == "dot" else f for f in faces), sure),
+                          "wild": (tuple("dot" if f == "1" else f for f in faces), sure)})
+        reader = KindTellingReader(table)
+        read = WildGameDice(reader.read, wild_pip=1)
+        shown = None
+        for n, dice in enumerate(rolls):
+            reading = read(frame_no(n))
+            all_ones = all(f in ("1", "dot") for f, _ in dice)
+            if all_ones and reading.verdict == "clear":
+                assert shown == kind and reading.faces == (("1",) if kind == "pip" else ("dot",)) * len(dice)
+            if any(s and f not in ("1", "dot") for f, s in dice):
+                shown = kind
+
+    check()
