@@ -91,11 +91,13 @@ def kind_shown(reading) -> str | None:
 def one_pip_unknown(reading):
     """A reading whose every die shows one pip or dot, made unsure of all of them: before the night's
     dice are known, that face is a W (an ordinary die's one, with ``wild_pip`` 1) or a dot (a Wild
-    die's). Offered for confirm as ones, since a Wild die's player is told to roll again."""
+    die's). Offered for confirm as ones, since a Wild die's player is told to roll again. A die read
+    surely may show either (``could_be``): in a roll-off, where a one and a dot both score one, the
+    referee takes it without asking."""
     said = ("Every die shows one pip or dot, and I do not know yet whether you play with ordinary dice, "
             "where a one is a W, or with Wild dice, where a dot keeps its chip. With Wild dice, roll again; "
             "with ordinary dice, press confirm.")
-    dice = tuple(replace(d, face="1", sure=False, could_be=()) for d in reading.dice)
+    dice = tuple(replace(d, face="1", sure=False, could_be=ONE_PIP if d.sure else ()) for d in reading.dice)
     earlier = reading.message if reading.verdict in ("unsure", "cocked") else ""
     return replace(reading, dice=dice, kind="pip", verdict="cocked" if reading.verdict == "cocked" else "unsure",
                    unsure_dice=tuple(range(len(dice))), message=f"{said} {earlier}".strip())

@@ -27,6 +27,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
 from lcr_pi.rules.faces import parse_face, parse_faces
+from lcr_pi.rules.rolloff import face_points
 
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
@@ -352,6 +353,30 @@ class Referee:
             faces[i] = moves.pop().value
         return replace(obs, faces=tuple(faces), verdict="clear", message="", doubtful=())
 
+    @staticmethod
+    def _settled_for_roll_off(obs: RollObservation) -> RollObservation:
+        """An unsure roll-off roll as a clear one when every die it doubts may show only faces that
+        score alike (a one or a dot: the same single pip, whether the dice are ordinary or Wild);
+        else the reading as it is. A 2 or a 3 is asked: in a roll-off the pips are added up.
+
+        >>> seen = RollObservation(("1", "1", "5"), "unsure", doubtful=(0, 1), could_be=(("1", "dot"),) * 2 + (("5",),))
+        >>> Referee._settled_for_roll_off(seen).verdict
+        'clear'
+        >>> Referee._settled_for_roll_off(replace(seen, could_be=(("1", "dot"), ("2", "3"), ("5",)))).verdict
+        'unsure'
+        """
+        if not obs.doubtful or len(obs.could_be) != len(obs.faces):
+            return obs
+        for i in obs.doubtful:
+            if not 0 <= i < len(obs.faces) or len(obs.could_be[i]) < 2:
+                return obs
+            try:
+                if len({face_points(f) for f in obs.could_be[i]}) != 1:
+                    return obs
+            except UserError:
+                return obs
+        return replace(obs, verdict="clear", message="", doubtful=())
+
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:
         if seen > expected:
             extra = seen - expected
@@ -369,6 +394,8 @@ class Referee:
         if obs.verdict in ("no_dice", "obstructed"):
             return []
         player = self.roll_off.next_player
+        if obs.verdict == "unsure":
+            obs = self._settled_for_roll_off(obs)
         if obs.verdict != "clear":
             return [Attention()] + self._speak([f"{_sentence(obs.message or 'I cannot read the dice')} {player}, please roll again."])
         try:

@@ -122,12 +122,24 @@ def test_ones_before_the_dice_showed_their_kind_are_asked_about_not_announced():
     read = WildGameDice(reader.read, wild_pip=1)
     reading = read(frame_no(0))
     assert read.kind is None and reading.verdict == "unsure" and reading.unsure_dice == (0, 1, 2)
-    assert all(not d.sure and d.could_be == () for d in reading.dice)
+    assert all(not d.sure and d.could_be == ("1", "dot") for d in reading.dice)
     ref = wild_referee()
     out = said(ref.on_roll(observe(reading, frame_no(0))))
     assert "I do not know yet whether you play with ordinary dice, where a one is a W, or with Wild dice" in out
     assert "With Wild dice, roll again; with ordinary dice, press confirm." in out
-    assert ref.phase == "confirm_read" and ref.game.state.rolls == 0
+    assert ref.phase == "confirm_read" and ref.game.state.rolls == 0  # a W or a dot: not settled by its move
+    # In a roll-off a one and a dot both score one: taken without asking.
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1), first_player="roll-off")
+    ref.start()
+    out = said(ref.on_roll(observe(reading, frame_no(0))))
+    assert ref.roll_off.scores == ((0, 3),) and "Ann" in out and "please roll again" not in out
+    # A die doubted for another reason as well is not taken.
+    doubted = Reading((die("1", 0.99), die("1", 0.99, x=20), die("1", 0.5, sure=False, x=40)), "unsure", (2,))
+    reading = WildGameDice(lambda frame, dice_kind: doubted, wild_pip=1)(frame_no(0))
+    assert [d.could_be for d in reading.dice] == [("1", "dot"), ("1", "dot"), ()]
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1), first_player="roll-off")
+    ref.start()
+    assert "please roll again" in said(ref.on_roll(observe(reading, frame_no(0)))) and ref.roll_off.scores == ()
     # A blurred frame (the dice still rolling) stays blurred: the referee waits for the next.
     blurred = Reading((die("4", 0.99), die("1", 0.99, x=20)), "obstructed", (0, 1), "The picture is blurred")
     read = WildGameDice(lambda frame, dice_kind: blurred, wild_pip=1)
