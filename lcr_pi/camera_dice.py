@@ -51,20 +51,27 @@ class WildGameDice:
     A Wild game is played with Wild LCR dice (L, C, R, W and two dots) or with ordinary dice whose
     ``wild_pip`` counts as W. Told that the dice are Wild dice, the reader would read an ordinary die's
     pips as Wild faces: a one as a dot, which keeps its chip, where the game says W. So each frame is
-    read as ordinary or Wild dice, whichever it shows (``dice_kind="pip-or-wild"``), and what the
-    night's dice are is remembered from the last roll that showed it surely (a die sure of a face
-    other than one pip: a 4 or an L).
+    read as ordinary or Wild dice, whichever it shows (``dice_kind="pip-or-wild"``).
 
     Only a roll whose every die shows one pip or dot does not show it, and with ``wild_pip`` 1 that
-    face is a W on an ordinary die and a dot on a Wild die. Such a roll is read as the night's dice
-    were last seen to be; before any roll showed them, it is unsure, and the referee asks. ``read``
-    is the reader (``read(frame, dice_kind=...)``); an instance is the ``read`` of :class:`CameraDice`.
+    face is a W on an ordinary die and a dot on a Wild die. Such a roll is read as the night's dice:
+    the kind that :attr:`LESSONS` clear readings in a row have shown (a die sure of a face other than
+    one pip: a 4 or an L).
+    A clear reading that shows the other kind (a misread: pip dice read as W's; or other dice brought
+    to the table) is asked about, and makes the kind unknown again until the next such reading
+    teaches it anew; while it is unknown, a roll of ones and dots is unsure and the referee asks. Readings the referee asks about teach nothing: a
+    sure die in them may be a misread that nobody confirmed. ``read`` is the reader (``read(frame,
+    dice_kind=...)``); an instance is the ``read`` of :class:`CameraDice`.
     """
+
+    #: Clear readings in a row that must show one kind before it is the night's: one could be a misread.
+    LESSONS = 2
 
     def __init__(self, read: Callable[..., object], wild_pip: int | None):
         self._read = read
         self.wild_pip = wild_pip
-        self.kind: str | None = None  # "pip" or "wild", once a roll has shown it
+        self.kind: str | None = None  # "pip" or "wild", as clear readings have shown it
+        self._lesson: tuple[str, int] | None = None  # while the kind is unknown: (kind, clear readings in a row)
 
     def __call__(self, frame: np.ndarray):
         reading = self._read(frame, dice_kind="pip-or-wild")
@@ -72,7 +79,17 @@ class WildGameDice:
             return reading  # no dice, or a blurred frame (dice still rolling): nothing to learn or ask
         shown = kind_shown(reading)
         if shown is not None:
-            self.kind = shown
+            if reading.verdict != "clear":
+                return reading
+            if self.kind not in (None, shown):
+                # Clear, but other dice than the night's: a misread (pip dice read as W's) or other
+                # dice brought to the table. Asked, and the kind is learnt anew from the next rolls.
+                self.kind, self._lesson = None, None
+                return other_dice(reading, shown)
+            if self.kind is None:
+                n = self._lesson[1] + 1 if self._lesson and self._lesson[0] == shown else 1
+                self._lesson = (shown, n)
+                self.kind = shown if n >= self.LESSONS else None
             return reading
         if self.wild_pip != 1 or not reading.dice or not all(d.face in ONE_PIP for d in reading.dice):
             return reading  # a one and a dot make the same move, or the roll is not all ones
@@ -88,16 +105,31 @@ def kind_shown(reading) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def other_dice(reading, shown: str):
+    """A clear reading whose dice show the ``shown`` kind where the night's earlier rolls showed the
+    other, made unsure of the dice that show it."""
+    doubted = tuple(i for i, d in enumerate(reading.dice) if SHOWN_BY.get(d.face) == shown)
+    dice = tuple(replace(d, sure=False, could_be=()) if i in doubted else d for i, d in enumerate(reading.dice))
+    kinds = {"pip": "ordinary dice", "wild": "Wild dice"}
+    said = (f"These look like {kinds[shown]}, but the earlier rolls were {kinds['wild' if shown == 'pip' else 'pip']}; "
+            "please check or re-roll.")
+    return replace(reading, dice=dice, verdict="unsure", unsure_dice=doubted, message=said)
+
+
 def one_pip_unknown(reading):
     """A reading whose every die shows one pip or dot, made unsure of all of them: before the night's
     dice are known, that face is a W (an ordinary die's one, with ``wild_pip`` 1) or a dot (a Wild
-    die's). Offered for confirm as ones, since a Wild die's player is told to roll again. A die read
-    surely may show either (``could_be``): in a roll-off, where a one and a dot both score one, the
-    referee takes it without asking."""
+    die's). Offered for confirm as ones, since a Wild die's player is told to roll again.
+
+    When the reading was clear, its dice keep ``could_be`` = (1, dot), so that a roll-off, where both
+    score one, can take them without asking; a reading unsure or cocked for another reason (something
+    on the tray not read, a die that may lean) keeps every die's ``could_be`` empty, and is asked."""
     said = ("Every die shows one pip or dot, and I do not know yet whether you play with ordinary dice, "
             "where a one is a W, or with Wild dice, where a dot keeps its chip. With Wild dice, roll again; "
             "with ordinary dice, press confirm.")
-    dice = tuple(replace(d, face="1", sure=False, could_be=ONE_PIP if d.sure else ()) for d in reading.dice)
+    vouched = reading.verdict == "clear"
+    dice = tuple(replace(d, face="1", sure=False, could_be=ONE_PIP if vouched and d.sure and d.could_be else ())
+                 for d in reading.dice)
     earlier = reading.message if reading.verdict in ("unsure", "cocked") else ""
     return replace(reading, dice=dice, kind="pip", verdict="cocked" if reading.verdict == "cocked" else "unsure",
                    unsure_dice=tuple(range(len(dice))), message=f"{said} {earlier}".strip())

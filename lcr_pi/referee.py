@@ -27,7 +27,6 @@ from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
 from lcr_pi.rules.faces import parse_face, parse_faces
-from lcr_pi.rules.rolloff import face_points
 
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
@@ -355,26 +354,21 @@ class Referee:
 
     @staticmethod
     def _settled_for_roll_off(obs: RollObservation) -> RollObservation:
-        """An unsure roll-off roll as a clear one when every die it doubts may show only faces that
-        score alike (a one or a dot: the same single pip, whether the dice are ordinary or Wild);
-        else the reading as it is. A 2 or a 3 is asked: in a roll-off the pips are added up.
+        """An unsure roll-off roll as a clear one when every die it doubts is doubted only between a
+        one and a dot (the same single pip, on ordinary or on Wild dice, which both score one: see
+        :class:`lcr_pi.camera_dice.WildGameDice`); else the reading as it is. Any other doubt is asked:
+        in a roll-off the pips are added up, and the faces are said aloud.
 
         >>> seen = RollObservation(("1", "1", "5"), "unsure", doubtful=(0, 1), could_be=(("1", "dot"),) * 2 + (("5",),))
         >>> Referee._settled_for_roll_off(seen).verdict
         'clear'
-        >>> Referee._settled_for_roll_off(replace(seen, could_be=(("1", "dot"), ("2", "3"), ("5",)))).verdict
+        >>> Referee._settled_for_roll_off(replace(seen, could_be=(("1", "dot"), ("L", "C"), ("5",)))).verdict
         'unsure'
         """
         if not obs.doubtful or len(obs.could_be) != len(obs.faces):
             return obs
-        for i in obs.doubtful:
-            if not 0 <= i < len(obs.faces) or len(obs.could_be[i]) < 2:
-                return obs
-            try:
-                if len({face_points(f) for f in obs.could_be[i]}) != 1:
-                    return obs
-            except UserError:
-                return obs
+        if not all(0 <= i < len(obs.faces) and set(obs.could_be[i]) == {"1", "dot"} for i in obs.doubtful):
+            return obs
         return replace(obs, verdict="clear", message="", doubtful=())
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:

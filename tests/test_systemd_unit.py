@@ -443,5 +443,7 @@ def test_the_camera_reads_a_wild_game_as_the_dice_show_unless_told_which(tmp_pat
     else:
         assert night.problems == []
     assert isinstance(camera.read, WildGameDice) == (told == "pip-or-wild")
+    if told == "pip-or-wild":
+        assert camera.read.wild_pip == 1  # the pip that is a W: what makes a roll of ones ambiguous
     camera.read(np.zeros((48, 64, 3), np.uint8))  # what the camera would hand on at rest
     assert kinds == [told]

@@ -47,19 +47,6 @@ def roll_off_score(faces) -> int:
     return sum(1 for t in tokens if parse_face(t) is Face.DOT)
 
 
-def face_points(face) -> int:
-    """What one die's face adds to a roll-off score: its pips on an ordinary die, one for an LCR
-    die's dot, nothing for a letter or a W. A one and a dot score alike.
-
-    >>> [face_points(f) for f in ("1", "dot", "4", "L", "W")]
-    [1, 1, 4, 0, 0]
-    """
-    pips = pip_value(face)
-    if pips is not None:
-        return pips
-    return 1 if parse_face(face) is Face.DOT else 0
-
-
 @dataclass(frozen=True)
 class RollOff:
     """The state of a roll-off: who is still in it, this round's scores so far, and the winner."""

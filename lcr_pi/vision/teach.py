@@ -1355,10 +1355,9 @@ KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taug
 def kind_fits(taught_kind: str, dice_kind: str) -> bool:
     """Whether a set taught as ``taught_kind`` dice can be on a table whose reader is told to expect
     ``dice_kind`` dice: any, when the kind is left to the reader (``auto``, or ``pip-or-wild`` in a
-    Wild game); otherwise pip sets only
-    for pip dice and LCR (or Wild) sets only for LCR or Wild dice. A night set up for ordinary dice
-    must read them as before even with a taught LCR set on disk (a green LCR die's dot face and a
-    green pip die's 1 look alike).
+    Wild game); otherwise pip sets only for pip dice and LCR (or Wild) sets only for LCR or Wild dice.
+    A night set up for ordinary dice must read them as before even with a taught LCR set on disk (a
+    green LCR die's dot face and a green pip die's 1 look alike).
 
     >>> kind_fits("lcr", "auto"), kind_fits("lcr", "wild"), kind_fits("lcr", "pip"), kind_fits("pip", "lcr")
     (True, True, False, False)

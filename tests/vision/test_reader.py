@@ -652,12 +652,15 @@ def test_a_wild_game_reads_ordinary_dice_as_ordinary_dice_and_wild_dice_as_wild(
     assert reader.read(ones, dice_kind="wild").faces == ("dot", "dot")  # the old way: a W called a dot
     night = WildGameDice(reader.read, wild_pip=1)
     first = night(pips)
-    assert first.verdict == "clear" and sorted(first.faces) == ["1", "4", "6"] and night.kind == "pip"
+    assert first.verdict == "clear" and sorted(first.faces) == ["1", "4", "6"]
+    assert night.kind is None and night(ones).verdict == "unsure"  # one roll could be a misread: asked
+    assert night(settled(["2", "5"], "pip")).faces == ("2", "5") and night.kind == "pip"
     again = night(ones)
     assert again.verdict == "clear" and again.faces == ("1", "1")  # two W
     # Wild dice: the letters show the kind, and later dots are read as dots.
     night = WildGameDice(reader.read, wild_pip=1)
-    assert sorted(night(settled(["W", "L", "dot"], "wild")).faces) == ["L", "W", "dot"] and night.kind == "wild"
+    assert sorted(night(settled(["W", "L", "dot"], "wild")).faces) == ["L", "W", "dot"]
+    assert sorted(night(settled(["C", "R"], "wild")).faces) == ["C", "R"] and night.kind == "wild"
     dots = night(settled(["dot", "dot"], "wild"))
     assert dots.verdict == "clear" and dots.faces == ("dot", "dot")
     # Before any roll has shown the kind, dots are asked about, never announced.

@@ -229,7 +229,7 @@ def test_with_a_taught_set_no_doubt_is_settled_by_its_move(painted):
         def read(self, frame, *, dice_kind="auto", calibration=None):
             return doubting
 
-    for kind in ("lcr", "auto"):
+    for kind in ("lcr", "auto", "pip-or-wild"):
         reading = TaughtReader(Doubting(), taught).read(image, dice_kind=kind)
         assert reading.dice and all(d.could_be == () for d in reading.dice)
     blank = np.full_like(image, 90)  # no taught die in the frame: the reading as it was, but for could_be
@@ -248,8 +248,9 @@ def test_a_taught_lcr_set_stays_out_of_a_game_set_for_pip_dice(painted):
         def read(self, frame, *, dice_kind="auto", calibration=None):
             return sure
 
-    # Set for LCR dice (or left to the reader), the taught set doubts the reader's wrong faces...
-    for kind in ("lcr", "auto"):
+    # Set for LCR dice (or left to the reader, also in a Wild game), the taught set doubts the reader's
+    # wrong faces...
+    for kind in ("lcr", "auto", "pip-or-wild"):
         assert TaughtReader(Sure(), taught).read(image, dice_kind=kind).verdict != "clear"
     # ...set for ordinary pip dice, it is not asked: the reader's reading is the answer.
     assert TaughtReader(Sure(), taught).read(image, dice_kind="pip") is sure
