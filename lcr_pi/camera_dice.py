@@ -131,6 +131,7 @@ def one_pip_unknown(reading):
     dice = tuple(replace(d, face="1", sure=False, could_be=ONE_PIP if vouched and d.sure and d.could_be else ())
                  for d in reading.dice)
     earlier = reading.message if reading.verdict in ("unsure", "cocked") else ""
+    earlier = earlier[:1].upper() + earlier[1:]  # a sentence of its own after ours ("the die at ... may be leaning")
     return replace(reading, dice=dice, kind="pip", verdict="cocked" if reading.verdict == "cocked" else "unsure",
                    unsure_dice=tuple(range(len(dice))), message=f"{said} {earlier}".strip())
 

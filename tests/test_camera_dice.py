@@ -258,7 +258,9 @@ def test_ones_doubted_for_another_reason_are_not_taken_in_a_roll_off():
     for seen in (unread, leaning):
         reading = WildGameDice(lambda frame, dice_kind, seen=seen: seen, wild_pip=1)(frame_no(0))
         assert reading.verdict == seen.verdict and all(d.could_be == () for d in reading.dice)
-        assert reading.message.startswith("Every die shows one pip or dot") and reading.message.endswith(seen.message)
+        said_first = "Every die shows one pip or dot"
+        assert reading.message.startswith(said_first) and reading.message.endswith(seen.message[1:])
+        assert reading.message.split("press confirm. ")[1][0].isupper()  # the reader's own words: a new sentence
         ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1), first_player="roll-off")
         ref.start()
         assert "please roll again" in said(ref.on_roll(observe(reading, frame_no(0)))) and ref.roll_off.scores == ()
