@@ -56,12 +56,13 @@ class WildGameDice:
     Only a roll whose every die shows one pip or dot does not show it, and with ``wild_pip`` 1 that
     face is a W on an ordinary die and a dot on a Wild die. Such a roll is read as the night's dice:
     the kind that :attr:`LESSONS` clear readings in a row have shown (a die sure of a face other than
-    one pip: a 4 or an L).
-    A clear reading that shows the other kind (a misread: pip dice read as W's; or other dice brought
-    to the table) is asked about, and makes the kind unknown again until the next such reading
-    teaches it anew; while it is unknown, a roll of ones and dots is unsure and the referee asks. Readings the referee asks about teach nothing: a
-    sure die in them may be a misread that nobody confirmed. ``read`` is the reader (``read(frame,
-    dice_kind=...)``); an instance is the ``read`` of :class:`CameraDice`.
+    one pip: a 4 or an L). While the kind is unknown, a roll of ones and dots is unsure and the
+    referee asks. Readings the referee asks about teach nothing: a sure die in them may be a misread
+    that nobody confirmed. A clear reading that shows the other kind (a misread, such as pip dice read
+    as W's, or other dice brought to the table) is asked about, and the kind is learnt anew.
+
+    ``read`` is the reader (``read(frame, dice_kind=...)``); an instance is the ``read`` of
+    :class:`CameraDice`.
     """
 
     #: Clear readings in a row that must show one kind before it is the night's: one could be a misread.
