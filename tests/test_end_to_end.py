@@ -85,6 +85,18 @@ def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop
     return referee, rolls, said, tmp_path / f"speech-{seed}", lit, store
 
 
+def replayed(referee):
+    """The state a fresh game of the same rules reaches from the rolls and choices the referee played,
+    through the rules engine's public moves: the chips moved as the rules say for the faces announced."""
+    replay = Game(referee.config)
+    for action in referee.game.actions:
+        if action.kind == "roll":
+            replay.roll(action.faces)
+        else:
+            replay.choose(action.decider, action.victims)
+    return replay.state
+
+
 def wav_seconds(path):
     with wave.open(str(path)) as w:
         return w.getnframes() / w.getframerate()
@@ -104,13 +116,7 @@ def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, va
     assert rolls.score.agreed + rolls.score.confirmed + rolls.score.typed == state.rolls
     assert rolls.score.confirmed >= 1  # the confirm offer was taken (measured: 8 of 8 unsure reads, and 2 of 2)
     # The chips moved exactly as the rules say for the faces that were announced.
-    replay = Game(referee.config)
-    for action in referee.game.actions:
-        if action.kind == "roll":
-            replay.roll(action.faces)
-        else:
-            replay.choose(action.decider, action.victims)
-    assert replay.state == state
+    assert replayed(referee) == state
     winner = referee.config.players[state.winner]
     assert any(line.startswith(f"{winner} ") and "wins the pot" in line for line in said)
     # Real speech: one WAV per sentence, in order, each as long as its words need.
@@ -186,13 +192,7 @@ def test_a_wild_game_with_the_dice_left_to_the_reader_from_frames(tmp_path, read
     assert state.is_over and rolls.score.wrong == [] and read.kind == ("pip" if ordinary_dice else "wild")
     assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.confirmed + rolls.score.typed == state.rolls
     # The chips moved as the rules say for the faces announced, and the ones thrown were played as W.
-    replay = Game(referee.config)
-    for action in referee.game.actions:
-        if action.kind == "roll":
-            replay.roll(action.faces)
-        else:
-            replay.choose(action.decider, action.victims)
-    assert replay.state == state
+    assert replayed(referee) == state
     if ordinary_dice:  # the ones thrown were played as W
         ones = [a.faces for a in referee.game.actions if a.kind == "roll" and "1" in a.faces]
         assert ones and any(line.startswith(("Wild!", "Three W")) or " rolled W" in line for line in said)
