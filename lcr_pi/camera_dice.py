@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.referee import RollObservation
+from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.reader import doubted_dice
 from lcr_pi.vision.settle import SettleDetector
 
@@ -41,7 +42,6 @@ class CameraDice:
         return observe(self.read(update.frame), update.frame)
 
 
-ONE_PIP = ("1", "dot")  # a pip die's one and an LCR die's dot: the same face to the reader
 SHOWN_BY = {**{f: "pip" for f in ("2", "3", "4", "5", "6")}, **{f: "wild" for f in ("L", "C", "R", "W")}}
 
 

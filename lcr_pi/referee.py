@@ -26,7 +26,7 @@ from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_fa
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
-from lcr_pi.rules.faces import parse_face, parse_faces
+from lcr_pi.rules.faces import ONE_PIP, parse_face, parse_faces
 
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
@@ -56,6 +56,24 @@ class RollObservation:
     evidence: Any = field(default=None, compare=False, repr=False)
     doubtful: tuple[int, ...] = ()
     could_be: tuple[tuple[str, ...], ...] = ()
+
+
+def _face_doubts(obs: RollObservation) -> list[tuple[int, tuple[str, ...]]] | None:
+    """``(index, faces it may show)`` for each die an unsure reading doubts, when its only doubt is
+    which of two or more faces each shows; None when the reading is unsure for another reason: no die
+    doubted (something on the tray unread), no faces known for a die, or a doubted die with one face
+    as sure as a sure face (doubted by a later step than its face: a side face beside a taught die).
+
+    >>> _face_doubts(RollObservation(("2", "5"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",))))
+    [(0, ('2', '3'))]
+    >>> _face_doubts(RollObservation(("2", "5"), "unsure", doubtful=(1,), could_be=(("2", "3"), ("5",)))) is None
+    True
+    """
+    if not obs.doubtful or len(obs.could_be) != len(obs.faces):
+        return None
+    if not all(0 <= i < len(obs.faces) and len(obs.could_be[i]) >= 2 for i in obs.doubtful):
+        return None
+    return [(i, obs.could_be[i]) for i in obs.doubtful]
 
 
 # -- outputs ---------------------------------------------------------------------------------------
@@ -335,16 +353,13 @@ class Referee:
         >>> ref._settled_by_moves(RollObservation(("3", "5"), "unsure", doubtful=(0,), could_be=(("3", "4"), ()))).verdict
         'unsure'
         """
-        if not obs.doubtful or len(obs.could_be) != len(obs.faces):
-            return obs  # unsure for a reason that is not a die's face (something on the tray unread)
+        doubts = _face_doubts(obs)
+        if doubts is None:
+            return obs
         faces = list(obs.faces)
-        for i in obs.doubtful:
-            if not 0 <= i < len(faces) or len(obs.could_be[i]) < 2:
-                # One face as sure as a sure face, yet doubted: doubted by a later step than the
-                # face (a side face beside a taught die), which a move cannot settle.
-                return obs
+        for i, could_be in doubts:
             try:
-                moves = {parse_face(f, wild_pip=self.config.effective_wild_pip) for f in obs.could_be[i]}
+                moves = {parse_face(f, wild_pip=self.config.effective_wild_pip) for f in could_be}
             except UserError:
                 return obs
             if len(moves) != 1:
@@ -365,9 +380,8 @@ class Referee:
         >>> Referee._settled_for_roll_off(replace(seen, could_be=(("1", "dot"), ("L", "C"), ("5",)))).verdict
         'unsure'
         """
-        if not obs.doubtful or len(obs.could_be) != len(obs.faces):
-            return obs
-        if not all(0 <= i < len(obs.faces) and set(obs.could_be[i]) == {"1", "dot"} for i in obs.doubtful):
+        doubts = _face_doubts(obs)
+        if doubts is None or any(set(could_be) != set(ONE_PIP) for _, could_be in doubts):
             return obs
         return replace(obs, verdict="clear", message="", doubtful=())
 

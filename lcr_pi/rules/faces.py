@@ -58,6 +58,9 @@ _NAMES: dict[str, Face] = {
 
 #: The spellings accepted for a face, for error messages and help texts.
 ACCEPTED_FACE_NAMES = "L, C, R, dot (or .), W, or a pip value 1-6"
+# A pip die's one and an LCR die's dot: one face, named by the kind of dice (the reader cannot tell
+# them apart; only with Wild rules on ordinary dice, where a one may be a W, do they move differently).
+ONE_PIP = ("1", "dot")
 
 
 def parse_face(token: str | int | Face, *, wild_pip: int | None = None) -> Face:

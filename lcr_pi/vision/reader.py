@@ -41,6 +41,7 @@ DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
 # What a caller may tell the reader about the dice on the tray: nothing ("auto"), their kind, or
 # "pip-or-wild" (a Wild game's dice: ordinary or Wild LCR dice, whichever the frame shows).
 DICE_KINDS = ("auto", "pip", "lcr", "wild", "pip-or-wild")
+FRAME_CHOOSES = ("auto", "pip-or-wild")  # the kinds whose dice the frame decides
 VERDICTS = ("clear", "unsure", "obstructed", "cocked", "no_dice")
 
 # Sides (of the calibrated die size) a detection may have and still be a die. On rendered tables
@@ -417,7 +418,7 @@ def _choose_kind(probs: np.ndarray, dice_kind: str) -> str:
     >>> _choose_kind(p, "auto"), _choose_kind(p, "pip-or-wild"), _choose_kind(p[1:], "pip-or-wild")
     ('lcr', 'wild', 'pip')
     """
-    if dice_kind not in ("auto", "pip-or-wild"):
+    if dice_kind not in FRAME_CHOOSES:
         return dice_kind
     if len(probs) == 0:
         return "pip"

@@ -52,6 +52,7 @@ import numpy as np
 
 from lcr_pi.errors import UserError
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
+from lcr_pi.vision.reader import FRAME_CHOOSES
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -1364,7 +1365,7 @@ def kind_fits(taught_kind: str, dice_kind: str) -> bool:
     >>> kind_fits("pip", "pip-or-wild"), kind_fits("wild", "pip-or-wild")
     (True, True)
     """
-    return dice_kind in ("auto", "pip-or-wild") or (taught_kind == "pip") == (dice_kind == "pip")
+    return dice_kind in FRAME_CHOOSES or (taught_kind == "pip") == (dice_kind == "pip")
 
 
 def _grown(corners, factor: float) -> np.ndarray:
