@@ -15,9 +15,17 @@ How it decides, frame by frame:
 * *still*: armed, and no motion for ``still_frames`` frames in a row; and the frame also matches
   the one ``still_frames`` frames back, so dice creeping to a halt (a little each frame) do not
   look still too early.
+* *light*: both tests above, and the hand's below, first take out an overall change of brightness
+  (the median ratio of the two images: a lamp, a cloud, the camera's exposure settling), so a change
+  of light alone is no motion and no hand. A black frame (the camera starting, or covered) is
+  passed over: it is no scene to compare with.
 * *hand*: a hand reaches in from outside the view, so it shows as a large changed blob (against
   the scene before the motion began) that touches the edge of the watched area. While one is there
-  the state is ``obstructed``; the detector waits for it to leave.
+  the state is ``obstructed``; the detector waits for it to leave. A "hand" that has not moved for
+  ``patience`` frames (a real hand trembles) is taken as part of the scene: a change of light the
+  ratio could not take out (one lamp of two), a shadow reaching the edge, an arm resting on the
+  table. The detector then looks at that scene as at any other still one, so the game never waits
+  in silence for a hand that is not there.
 * *new*: the still scene must differ from the scene last handed to the reader where a die could be
   (a changed blob of at least ``min_change_px`` work pixels, compared after dividing each image by
   its local brightness, so a lamp switched on or a shadow passing over the tray is not a roll; nor
@@ -47,6 +55,10 @@ WORK_WIDTH = 320
 HAND_DICE = 10  # dice (top-face areas) a change at the edge must cover to be a hand
 LIGHT_SAMPLES_PER_SIGMA = 4  # grid samples per sigma of the local-brightness blur
 HUGE_CHANGE = 0.25  # a change over a quarter of the view that reaches its edge is an arm, whatever its colour
+BLACK_LEVEL, BLACK_STD = 24.0, 2.0  # a frame this dark and this flat is no picture (a camera starting, covered)
+LIGHT_SAMPLE_STEP = 4  # the brightness ratio is the median over every 4th pixel of every 4th row
+LIGHT_TOLERANCE = 0.02  # ratios closer to 1 than this are taken as no change of light
+LIGHT_AGREEMENT = 0.85  # ...and a ratio is a change of light only when this share of pixels agrees with it
 _CLOSE_KERNEL = np.ones((5, 5), np.uint8)  # bridges the gaps in a changed hand or die
 STATES = ("quiet", "moving", "still", "settled", "obstructed")
 
@@ -72,6 +84,7 @@ class SettleDetector:
         change_delta: float = 0.18,
         min_change_px: int | None = None,
         hand_area: float = 0.04,
+        patience: int = 45,
         region: tuple[int, int, int, int] | None = None,
         die_px: float | None = None,
     ):
@@ -79,6 +92,9 @@ class SettleDetector:
         change counts as a die moved; without it ``min_change_px`` (work pixels, default 6) is used."""
         if still_frames < 1:
             raise ValueError(f"still_frames must be at least 1, not {still_frames}")
+        if patience < 1:
+            raise ValueError(f"patience must be at least 1 frame, not {patience}")
+        self.patience = patience
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.pixel_delta = pixel_delta
@@ -91,6 +107,7 @@ class SettleDetector:
         self._before: np.ndarray | None = None  # the scene before the current disturbance
         self._last_read: np.ndarray | None = None  # normalised scene last handed to the reader
         self._still = 0
+        self._obstructed = 0  # still frames in a row taken for a hand
         self._armed = False  # motion seen since the last report (or the start)
         self._scale = 1.0  # work pixels per frame pixel
 
@@ -99,6 +116,7 @@ class SettleDetector:
         self._last_read = None
         self._armed = True
         self._still = 0
+        self._obstructed = 0
 
     # -- the work image ------------------------------------------------------------------------
 
@@ -131,8 +149,16 @@ class SettleDetector:
         return max(2.0, grey.shape[1] / 16, 1.5 * die)
 
     def _moved(self, a: np.ndarray, b: np.ndarray) -> float:
-        """Share of pixels that changed between two work images."""
-        return float(np.count_nonzero(cv2.absdiff(a, b) > self.pixel_delta)) / a.size
+        """Share of pixels that changed between two work images, the light's change taken out."""
+        return float(np.count_nonzero(self._changed(a, b))) / a.size
+
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Where ``b`` differs from ``a`` by more than ``pixel_delta`` grey levels once ``a`` is brought
+        to ``b``'s light (see :func:`light_ratio`)."""
+        ratio = light_ratio(a, b)
+        if abs(ratio - 1.0) > LIGHT_TOLERANCE:
+            a = cv2.convertScaleAbs(a, alpha=ratio, beta=8.0 * (ratio - 1.0))
+        return cv2.absdiff(a, b) > self.pixel_delta
 
     @property
     def min_change_px(self) -> int:
@@ -146,6 +172,8 @@ class SettleDetector:
     # -- decisions -----------------------------------------------------------------------------
 
     def update(self, frame: np.ndarray) -> SettleUpdate:
+        if is_black(frame):
+            return SettleUpdate("quiet", 0.0)  # no picture (yet): no scene to compare later ones with
         grey = self._small(frame)
         if self._recent and self._recent[-1].shape != grey.shape:
             self._recent.clear()  # the camera changed resolution: start over
@@ -162,6 +190,7 @@ class SettleDetector:
             if not self._armed:
                 self._before = previous
             self._still = 0
+            self._obstructed = 0
             self._armed = True
             return SettleUpdate("moving", motion)
         if not self._armed:
@@ -173,7 +202,11 @@ class SettleDetector:
         if self._moved(self._recent[0], grey) > self.motion_threshold:
             return SettleUpdate("still", motion)  # creeping: still frame to frame, not over the window
         if self._hand_in_view(grey):
-            return SettleUpdate("obstructed", motion)
+            self._obstructed += 1
+            if self._obstructed < self.patience:
+                return SettleUpdate("obstructed", motion)
+            # Nothing that moved for this long is a hand: it is the scene now.
+        self._obstructed = 0
         scene = normalised(grey, self._light_scale(grey))
         self._armed = False
         self._before = grey
@@ -193,7 +226,7 @@ class SettleDetector:
         """
         if self._before is None or self._before.shape != grey.shape:
             return False
-        changed = (cv2.absdiff(self._before, grey) > self.pixel_delta).astype(np.uint8)
+        changed = self._changed(self._before, grey).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
         die_least = HAND_DICE * (self.die_px * self._scale) ** 2 if self.die_px else None
         # No blob can be larger than all changed pixels together: when they are too few for a hand,
@@ -222,6 +255,45 @@ class SettleDetector:
             return False  # too few changed pixels for any blob to be a die: no labelling needed
         count, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         return count > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) >= self.min_change_px
+
+
+def is_black(frame: np.ndarray) -> bool:
+    """A whole camera frame that is dark and flat (sampled every 16th pixel): no picture, as a camera
+    gives while it starts or when covered. Only the whole frame counts: a plain black tray, watched
+    as the region, still has the table around it.
+
+    >>> is_black(np.zeros((48, 64, 3), np.uint8)), is_black(np.full((48, 64, 3), 90, np.uint8))
+    (True, False)
+    """
+    mean, std = cv2.meanStdDev(np.ascontiguousarray(frame[::16, ::16]))
+    return float(mean.max()) < BLACK_LEVEL and float(std.max()) < BLACK_STD
+
+
+def light_ratio(a: np.ndarray, b: np.ndarray) -> float:
+    """How much brighter ``b`` is than ``a`` overall: the median of ``(b + 8) / (a + 8)`` over a grid of
+    pixels, when most of them agree on it; else 1.0.
+
+    The median follows the light (a lamp, a cloud, the exposure) and not what moved, as long as
+    that covers less than half of the view (dice, most hands). A change of light changes nearly
+    every pixel by the same ratio; a hand over much of the view (a close camera) changes its pixels
+    by ratios that spread, so unless :data:`LIGHT_AGREEMENT` of them lie within 10 % of the median
+    no change of light is measured (on rendered hands at most 78 % did; a lamp 90-100 %).
+
+    >>> a = np.full((60, 80), 100, np.uint8); b = a.copy(); b[:20] = 250   # a hand over a third
+    >>> light_ratio(a, b), round(light_ratio(a, (a * 0.7).astype(np.uint8)), 2)   # (70 + 8) / (100 + 8)
+    (1.0, 0.72)
+    >>> c = (a * 0.7).astype(np.uint8); c[:, 30:] = 250                     # a hand over most of it
+    >>> light_ratio(a, c)
+    1.0
+    """
+    sa = a[::LIGHT_SAMPLE_STEP, ::LIGHT_SAMPLE_STEP].astype(np.float32)
+    sb = b[::LIGHT_SAMPLE_STEP, ::LIGHT_SAMPLE_STEP].astype(np.float32)
+    sa += 8.0
+    sb += 8.0
+    ratios = sb / sa
+    ratio = float(np.median(ratios))
+    agreeing = np.count_nonzero(np.abs(ratios - ratio) < 0.1 * ratio)
+    return ratio if agreeing >= LIGHT_AGREEMENT * ratios.size else 1.0
 
 
 def normalised(grey: np.ndarray, sigma: float) -> np.ndarray:

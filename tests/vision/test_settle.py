@@ -127,7 +127,64 @@ def test_the_light_changing_gives_no_report(still_tray):
     frames += [noisy(still_tray * np.array([0.7 + 0.03 * k, 0.7 + 0.05 * k, 0.7 + 0.06 * k]), rng) for k in range(8)]
     frames += [noisy(still_tray * np.array([0.91, 1.05, 1.12]), rng) for _ in range(8)]
     got = states(SettleDetector(), frames)
-    assert "moving" in got and "settled" not in got
+    assert "settled" not in got and "obstructed" not in got
+
+
+def _two_rolls(gain):
+    """Roll A, then the light changes by ``gain`` (a number, or a left-to-right ramp for one lamp of
+    two), then rolls B and C under the new light: the detector's reports."""
+    rng = np.random.default_rng(2)
+    fa, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["2", "5"], n_frames=24)
+    # The same table and throw (seed), other faces: the dice come to rest where A's lay, showing others.
+    fb, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["6", "3"], n_frames=24)
+    fc, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["1", "4"], n_frames=24)
+    lit = lambda f: noisy(f * gain, rng, 3.0)  # noqa: E731
+    # B's dice lie still for two seconds: one lamp of two cannot be taken out as an overall ratio, so
+    # B's rest is compared with A's light and looks like a hand until the patience runs out.
+    b_clip = [lit(f) for f in fb] + [lit(fb[-1]) for _ in range(60)]
+    clip = fa + [lit(fa[-1]) for _ in range(10)] + b_clip + [lit(f) for f in fc]
+    got = reports(SettleDetector(), clip)
+    return got, len(fa), len(fa) + 10 + len(b_clip)
+
+
+@pytest.mark.parametrize("gain", [0.7, 0.9, 1.2, "one lamp"])
+def test_rolls_after_the_light_changed_are_reported(gain):
+    # Found by an audit (2026-12-03): the whole view changed against the scene before, at its edge,
+    # was taken for a hand for good, and no roll was ever reported again.
+    if gain == "one lamp":
+        gain = np.linspace(0.55, 1.0, 480, dtype=np.float32)[None, :, None]  # the left lamp switched off
+    got, b_start, c_start = _two_rolls(gain)
+    assert got[0] < b_start
+    assert len([k for k in got if b_start <= k < c_start]) == 1, got
+    assert len([k for k in got if k >= c_start]) == 1, got
+
+
+def test_a_camera_starting_dark_neither_rereads_the_dice_lying_there_nor_stops_watching():
+    # After a restart the last roll's dice lie in the tray while the camera's exposure settles: they
+    # were read before the restart and must not be read again; the next roll must be.
+    fa, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["2", "5"], n_frames=24)
+    fb, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["6", "3"], n_frames=24)
+    rest = fa[-1]
+    for warm_up in ([rest * 0], [(rest * g).astype(np.uint8) for g in (0.25, 0.5, 0.75)],
+                    [rest * 0, (rest * 0.4).astype(np.uint8)]):
+        clip = warm_up + [rest] * 12 + fb
+        got = reports(SettleDetector(), clip)
+        assert len(got) == 1 and got[0] >= len(warm_up) + 12, got
+
+
+def test_a_still_change_at_the_edge_is_a_hand_only_for_a_while():
+    # A shadow reaching in from the edge that never moves again (or an arm resting at the table's
+    # edge): obstructed while a hand might still be there, then taken as the scene and read, rather
+    # than the game waiting in silence for good.
+    frames, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["4"], n_frames=24)
+    rest = frames[-1].copy()
+    rest[:, :200] = (rest[:, :200] * 0.45).astype(np.uint8)
+    detector = SettleDetector(patience=20)
+    got = states(detector, frames[:8] + [rest] * 40)
+    assert got[8:10] == ["moving", "still"] or "obstructed" in got
+    assert "obstructed" in got
+    assert got.count("settled") == 1
+    assert got.index("settled") >= 8 + 20
 
 
 def test_region_limits_the_watch_to_the_tray():
@@ -150,3 +207,5 @@ def test_a_camera_changing_resolution_starts_over():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="still_frames"):
         SettleDetector(still_frames=0)
+    with pytest.raises(ValueError, match="patience"):
+        SettleDetector(patience=0)
