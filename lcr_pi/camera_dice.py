@@ -6,6 +6,7 @@ the dice have come to rest.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,12 +22,28 @@ _VERDICT_COLOURS = {"clear": (60, 200, 60), "unsure": (0, 170, 255), "cocked": (
 
 
 class CameraDice:
-    """``poll()`` returns a :class:`RollObservation` when a new roll has come to rest, else None."""
+    """``poll()`` returns a :class:`RollObservation` when a new roll has come to rest, else None.
+
+    Two rests are not rolls, although the tray changed:
+
+    * dice left lying where the last roll's dice lay (:func:`left_lying`): a player took a die out
+      (to roll the two their chips allow, or because the referee asked), and the rest has not been
+      picked up yet. Nothing is said; the throw that follows is read.
+    * a blurred frame (the reader's ``obstructed``: the camera shook, or a die was still spinning):
+      the settle detector is asked for another still frame of the same rest, up to
+      :attr:`BLURRED_LOOKS` times; then the referee hears an unsure reading that says the picture
+      stays blurred, rather than nothing at all.
+    """
+
+    #: Blurred readings of one rest before the table is told (each a fresh still window, a few frames).
+    BLURRED_LOOKS = 3
 
     def __init__(self, frames, read: Callable[[np.ndarray], object], settle: SettleDetector | None = None):
         self.frames = frames
         self.read = read
         self.settle = settle or SettleDetector()
+        self._lying: tuple = ()  # the dice of the last reading passed on: where they lay, what they showed
+        self._blurred = 0  # blurred readings in a row
 
     @property
     def exhausted(self) -> bool:
@@ -39,7 +56,52 @@ class CameraDice:
         update = self.settle.update(frame)
         if update.state != "settled":
             return None
-        return observe(self.read(update.frame), update.frame)
+        reading = self.read(update.frame)
+        if reading.verdict == "obstructed":
+            self._blurred += 1
+            if self._blurred < self.BLURRED_LOOKS:
+                self.settle.reset()  # read the next still frame of this rest again
+                return None
+            reading = replace(reading, verdict="unsure", message=(
+                "The picture of the dice stays blurred: is the camera steady and in focus?"))
+        self._blurred = 0
+        if left_lying(reading, self._lying):
+            self._lying = reading.dice
+            return None
+        self._lying = reading.dice
+        return observe(reading, update.frame)
+
+
+#: A die lies where another lay when their centres are closer than this share of its side.
+SAME_PLACE = 0.35
+
+
+def left_lying(reading, before) -> bool:
+    """Whether every die of ``reading`` lies where a die of ``before`` (the last reading's dice) lay,
+    within :data:`SAME_PLACE` of a side, showing the same face (or either was doubted): no die of it
+    was thrown. A throw that lands every die on an earlier die's place showing the same face is rare
+    (one die thrown on a tray with room for 150 dice, three lying: about 1 in 400 with LCR dice, whose
+    three dot faces match often); it is taken for dice left lying, and the player throws again.
+
+    >>> from lcr_pi.vision.reader import DieReading, Reading
+    >>> def die(face, x): return DieReading(face, 0.99, (x, 0, x + 20, 20), (), (x + 10, 10), "", True)
+    >>> three = (die("L", 0), die("dot", 50), die("C", 100))
+    >>> left_lying(Reading(three[:2], "clear"), three), left_lying(Reading(three[1:], "clear"), three)
+    (True, True)
+    >>> left_lying(Reading((die("L", 0), die("dot", 70)), "clear"), three)  # one die thrown anew
+    False
+    >>> left_lying(Reading((die("R", 0),), "clear"), three), left_lying(Reading((), "no_dice"), three)
+    (False, False)
+    """
+    if not reading.dice or not before:
+        return False
+
+    def lay(d) -> bool:
+        side = max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+        return any(math.dist(d.centre, b.centre) < SAME_PLACE * side
+                   and (d.face == b.face or not d.sure or not b.sure) for b in before)
+
+    return all(lay(d) for d in reading.dice)
 
 
 SHOWN_BY = {**{f: "pip" for f in ("2", "3", "4", "5", "6")}, **{f: "wild" for f in ("L", "C", "R", "W")}}

@@ -264,3 +264,117 @@ def test_ones_doubted_for_another_reason_are_not_taken_in_a_roll_off():
         ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1), first_player="roll-off")
         ref.start()
         assert "please roll again" in said(ref.on_roll(observe(reading, frame_no(0)))) and ref.roll_off.scores == ()
+
+
+class ScriptedSettle:
+    """A settle detector double: every frame is a rest; counts the re-arms it is asked for."""
+
+    def __init__(self):
+        self.resets = 0
+
+    def update(self, frame):
+        from lcr_pi.vision.settle import SettleUpdate
+        return SettleUpdate("settled", 0.0, frame)
+
+    def reset(self):
+        self.resets += 1
+
+
+def _camera(readings):
+    from lcr_pi.camera import ListSource
+    from lcr_pi.camera_dice import CameraDice
+    queue = list(readings)
+    frames = ListSource([np.zeros((8, 8, 3), np.uint8)] * len(queue))
+    return CameraDice(frames, lambda frame: queue.pop(0), ScriptedSettle())
+
+
+def _clear(*dice):
+    return Reading(tuple(dice), **verdict_for(list(dice), [], []))
+
+
+def test_dice_left_lying_when_one_is_taken_out_are_no_roll():
+    # Found by an audit (2026-12-03): Ann threw three dice with two chips; told to take one out and
+    # roll both again, she took one out, and the two left lying were announced as her roll.
+    three = (die("L", 0.99, x=0), die("dot", 0.98, x=40), die("C", 0.97, x=80))
+    camera = _camera([_clear(*three), _clear(three[0], three[2]), _clear(three[2]),
+                      _clear(die("R", 0.99, x=20), die("dot", 0.99, x=120))])
+    assert camera.poll().faces == ("L", "dot", "C")
+    assert camera.poll() is None  # one die taken out: the other two were not thrown
+    assert camera.poll() is None  # and another: still none thrown
+    assert camera.poll().faces == ("R", "dot")  # thrown: read
+
+
+def test_a_die_thrown_anew_beside_dice_left_lying_is_a_roll():
+    # A leaning die re-rolled alone (a common house rule) comes to rest somewhere new: the roll is
+    # read with the dice that stayed.
+    three = (die("L", 0.99, x=0), die("dot", 0.6, sure=False, cocked=True, x=40), die("C", 0.97, x=80))
+    camera = _camera([Reading(three, **verdict_for(list(three), [], [1])),
+                      _clear(three[0], die("R", 0.99, x=200), three[2]),
+                      _clear(die("dot", 0.99, x=0), die("R", 0.99, x=200), three[2])])
+    assert camera.poll().verdict == "cocked"
+    assert camera.poll().faces == ("L", "R", "C")
+    # The same places with a face changed is no die left lying either (a die landing on its own spot).
+    assert camera.poll().faces == ("dot", "R", "C")
+
+
+def test_a_blurred_rest_is_looked_at_again_and_then_told():
+    blurred = Reading((die("L", 0.9, x=0),), "obstructed", (0,), "The picture is blurred.")
+    camera = _camera([blurred, _clear(die("C", 0.99, x=0))])
+    assert camera.poll() is None and camera.settle.resets == 1
+    assert camera.poll().faces == ("C",)  # the next still frame of the same rest
+    camera = _camera([blurred] * 4)
+    assert camera.poll() is None and camera.poll() is None and camera.settle.resets == 2
+    obs = camera.poll()  # the third blurred look: said, not silent
+    assert obs.verdict == "unsure" and "blurred" in obs.message and obs.faces == ("L",)
+    assert camera.poll() is None  # a new count of looks begins
+
+
+def test_filmed_take_one_out_after_the_referee_asked_is_not_announced():
+    # The audit's case on rendered frames, through the real settle detector, reader and referee: Ann
+    # (two chips) throws three dice, is told to take one out and roll both again, takes one out (a
+    # hand reaches in and leaves), and only her throw of the two is announced.
+    import cv2
+
+    from lcr_pi.camera import ListSource
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.referee import RollObservation
+    from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, scene = roll_sequence(np.random.default_rng(3), size=(640, 480), n_frames=24, kind="pip",
+                                  faces=["4", "2", "6"], empty_frames=6)
+    empty, rest = frames[0], frames[-1]
+    centre = lambda die: np.array(die.box).reshape(2, 2).mean(0)  # noqa: E731
+    d = max(scene.dice, key=lambda a: min(np.linalg.norm(centre(a) - centre(b)) for b in scene.dice if b is not a))
+    cx, cy = centre(d)  # the die lying farthest from the others is taken out
+    side = max(d.box[2] - d.box[0], d.box[3] - d.box[1])
+    gone = np.zeros(rest.shape[:2], np.uint8)
+    cv2.circle(gone, (int(cx), int(cy)), int(0.8 * side), 255, -1)  # the die and its shadow
+    after = rest.copy()
+    after[gone > 0] = empty[gone > 0]
+
+    def hand(image, reach):
+        out = image.copy()
+        edge = (int(cx), 480 if cy > 240 else 0)
+        tip = (int(edge[0] + (cx - edge[0]) * reach), int(edge[1] + (cy - edge[1]) * reach))
+        cv2.line(out, edge, tip, (120, 150, 200), int(0.9 * side))
+        cv2.circle(out, tip, int(0.6 * side), (110, 140, 195), -1)
+        return out
+
+    take_out = [hand(rest, r) for r in (0.3, 0.7, 1.0, 1.0)] + [hand(after, r) for r in (1.0, 0.6, 0.2)] + [after] * 8
+    two, _ = roll_sequence(np.random.default_rng(3), size=(640, 480), n_frames=24, kind="pip", faces=["5", "3"])  # same table
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    ref.start()
+    for typed in (("C", ".", "."), (".", ".", "."), (".", ".", ".")):  # Ann is down to two chips
+        ref.on_roll(RollObservation(typed, source="keyboard"))
+    reader = DiceReader()
+    camera = CameraDice(ListSource(frames + [rest] * 4 + take_out + two),
+                        lambda frame: reader.read(frame, dice_kind="pip"))
+    words = []
+    while not camera.exhausted:
+        obs = camera.poll()
+        if obs is not None:
+            words.append(said(ref.on_roll(obs)))
+    assert len(words) == 2, "\n".join(words)
+    assert "I see three" in words[0] and "please roll again" in words[0]
+    assert "Ann rolled" in words[1] and ref.game.state.current_player == "Bob"
