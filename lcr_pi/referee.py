@@ -220,6 +220,11 @@ class Referee:
             return self._speak([self._decision_reminder()])
         if obs.verdict in ("no_dice", "obstructed"):
             return []  # an empty tray, or a hand still in it: nothing to call yet
+        if self.phase == "confirm_read":
+            # The dice were thrown again since a guess was offered: the guess no longer describes
+            # the tray, whatever this roll turns out to be (a new guess is offered if it is unsure).
+            self._unsure = None
+            self.phase = "await_roll"
         state = self.game.state
         player = state.current_player
         expected = state.dice_to_roll
@@ -558,7 +563,10 @@ class Referee:
         out = self._speak(["Starting a new game."])
         if self.series is not None and self.series.is_over:
             self.series = Series.start(self.config, self.series_rules)
-        first = self.game.state.first if self.game is not None else self._first_seat_for_new_game()
+        if self.game is not None and self.phase != "game_over":
+            first = self.game.state.first  # the game in play starts over, with the same first player
+        else:
+            first = self._first_seat_for_new_game()  # as confirm would: the series' next, or a roll-off
         return out + self._begin_game(first)
 
     # -- helpers ----------------------------------------------------------------------------------

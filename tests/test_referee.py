@@ -85,6 +85,23 @@ def test_the_offered_guess_stands_only_while_the_referee_waits_for_confirm():
     assert ref.offered_guess is None and ref.phase == "await_roll"
 
 
+@pytest.mark.parametrize("again", [clear("R", "R"), clear("W", "R", "R"), clear("R", "R", "7")],
+                         ids=["two dice seen", "a W in a classic game", "an unreadable face"])
+def test_a_guess_is_no_longer_offered_once_the_dice_were_thrown_again(again):
+    # Found by an audit (2026-12-03): a re-roll the referee refused (wrong count, a W, a face it
+    # cannot read) left the first roll's guess on offer, and confirm applied it to dice since thrown.
+    ref = table()
+    ref.on_roll(RollObservation(("L", "dot", "C"), verdict="unsure", message="not sure about the die at the left"))
+    assert ref.offered_guess == ("L", "dot", "C")
+    out = ref.on_roll(again)
+    assert "roll" in said(out) and ref.offered_guess is None and ref.phase == "await_roll"
+    assert said(ref.on_action("confirm")) == "Nothing to confirm."
+    assert ref.game.state.chips == (3, 3, 3) and ref.game.state.current_player == "Ann"
+    ref.on_roll(RollObservation(("R", "dot", "dot"), verdict="unsure", message="not sure"))  # a new guess
+    ref.on_action("confirm")
+    assert ref.game.state.chips == (2, 3, 4)
+
+
 def test_a_die_that_may_be_leaning_is_settled_like_an_unsure_read():
     ref = table()
     ref.on_roll(RollObservation(("L", "C", "R"), verdict="cocked", message="the die at the left may be leaning (cocked), so it cannot be read."))
@@ -205,6 +222,28 @@ def test_new_game_by_long_press_resets_the_chips():
     out = ref.on_action("new_game")
     assert said(out).startswith("Starting a new game. A new game of LCR")
     assert ref.game.state.chips == (3, 3, 3)
+
+
+def test_a_long_press_after_a_series_game_starts_the_next_as_confirm_would():
+    # Found by an audit (2026-12-03): the long press restarted with the last game's first player,
+    # not the series' next starter (or the roll-off).
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=3, next_starter="winner"))
+    ref.start()
+    ref.on_roll(clear("R", "R", "R"))
+    ref.on_roll(clear("L", "L", "L"))  # Cy holds every chip and wins
+    assert ref.phase == "game_over"
+    out = ref.on_action("new_game")
+    assert "Cy goes first" in said(out) and ref.game.state.first == 2
+    ref.on_roll(clear("C", ".", "."))
+    out = ref.on_action("new_game")  # in the middle of a game: that game starts over, Cy first again
+    assert ref.game.state.first == 2 and ref.game.state.chips == (3, 3, 3)
+    rolling_off = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=3, next_starter="roll-off"))
+    rolling_off.start()
+    rolling_off.on_roll(clear("C", "C", "C"))
+    rolling_off.on_roll(clear("C", "C", "C"))
+    assert rolling_off.phase == "game_over"
+    rolling_off.on_action("new_game")
+    assert rolling_off.phase == "roll_off"
 
 
 def test_roll_off_decides_who_starts_and_ties_roll_again():
