@@ -378,3 +378,42 @@ def test_filmed_take_one_out_after_the_referee_asked_is_not_announced():
     assert len(words) == 2, "\n".join(words)
     assert "I see three" in words[0] and "please roll again" in words[0]
     assert "Ann rolled" in words[1] and ref.game.state.current_player == "Bob"
+
+
+def test_an_unsure_roll_whose_ones_are_named_in_another_kind_than_the_nights_is_asked_not_settled():
+    # Found by an audit (2026-12-03): the night's Wild dice showing three dots, read as ordinary
+    # dice (two sure ones and a die doubted between 2 and 3), were settled by the moves (2 or 3: a dot)
+    # and announced as two W's.
+    from lcr_pi.camera_dice import WildGameDice
+
+    def reading(dice, kind):
+        return Reading(tuple(dice), kind=kind, **verdict_for(list(dice), [i for i, d in enumerate(dice) if not d.sure], []))
+
+    def sure(face, x):
+        return replace(die(face, 0.99, x=x), could_be=(face,))
+
+    two_or_three = replace(die("2", 0.6, sure=False, x=40), could_be=("2", "3"))
+    wild_rolls = [reading([sure("L", 0), sure("dot", 20), sure("C", 40)], "wild"),
+                  reading([sure("R", 0), sure("dot", 20)], "wild")]
+    ones_and_doubt = reading([sure("1", 0), sure("1", 20), two_or_three], "pip")
+    frames = wild_rolls + [ones_and_doubt]
+    read = WildGameDice(lambda frame, dice_kind: frames[int(frame[0, 0, 0])], wild_pip=1)
+    read(frame_no(0)), read(frame_no(1))
+    assert read.kind == "wild"
+    asked = read(frame_no(2))
+    assert asked.verdict == "unsure" and [d.could_be for d in asked.dice] == [(), (), ()]
+    ref = wild_referee()
+    out = said(ref.on_roll(observe(asked, frame_no(2))))
+    assert ref.phase == "confirm_read" and ref.game.state.rolls == 0 and "press confirm" in out
+    # Before the night's dice are known, the same: its ones may be W's or dots.
+    fresh = WildGameDice(lambda frame, dice_kind: ones_and_doubt, wild_pip=1)
+    assert [d.could_be for d in fresh(frame_no(0)).dice] == [(), (), ()]
+    # On a night of ordinary dice the ones are W's and the 2-or-3 a dot either way: settled as before.
+    pip_rolls = [reading([sure("4", 0), sure("6", 20)], "pip"), reading([sure("5", 0)], "pip"), ones_and_doubt]
+    night = WildGameDice(lambda frame, dice_kind: pip_rolls[int(frame[0, 0, 0])], wild_pip=1)
+    night(frame_no(0)), night(frame_no(1))
+    assert night.kind == "pip" and night(frame_no(2)) is ones_and_doubt
+    # An unsure roll that shows the other kind by a sure die (an L on a night of ordinary dice) is asked too.
+    lettered = reading([sure("L", 0), two_or_three], "wild")
+    night._read = lambda frame, dice_kind: lettered
+    assert [d.could_be for d in night(frame_no(0)).dice] == [(), ()]
