@@ -51,6 +51,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
 from lcr_pi.vision.reader import FRAME_CHOOSES
 
@@ -1470,16 +1471,24 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
              for t in found]
     # A die the reader is sure of: if the taught set names it the same (a pip 1 is the dot face), the
     # reader's die stands; if it names it otherwise, one of them is wrong, and the die is unsure.
-    settled = []
+    settled, named = [], {}
     for t in found:
         sure_here = [d for d in reading.dice if d.sure and _same_die(d, t)]
         if sure_here:
             if all(d.face == t.face or {d.face, t.face} == {"1", "dot"} for d in sure_here):
+                # The reader's die stands. Where the two name it one pip and dot, which kind of
+                # dice it is remains open (the taught set also takes an ordinary die's one for its
+                # dot face): see _one_or_dot.
+                named.update((id(d), t.face) for d in sure_here if d.face != t.face)
                 continue
             t = replace(t, confidence=min(t.confidence, 0.5))
         settled.append(t)
     found = settled
     if not found:
+        if named:
+            dice = [_one_or_dot(d, named[id(d)]) if id(d) in named else d for d in reading.dice]
+            unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
+            return replace(reading, dice=tuple(dice), **verdict_for(dice, unsure, [i for i, d in enumerate(dice) if d.cocked]))
         return reading
     if reading.verdict == "obstructed":
         sharp = [sharpness(crop_die(frame, *t.centre, t.side)) for t in found]
@@ -1500,6 +1509,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         # A reader's die centred on a taught die's face is that die seen again; one lying largely
         # on a taught die's sides may be that side (it shows another face): not announced.
         if not any(_same_die(d, t) for t in found):
+            if id(d) in named:
+                d = _one_or_dot(d, named[id(d)])
             on_sides = any(_overlap_of(die_corners(d), _grown(t.corners, 1.5)) >= 0.4 for t in found)
             dice.append(replace(d, sure=False) if on_sides and d.sure else d)
     for t in unread:
@@ -1514,6 +1525,16 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
     cocked = [i for i, d in enumerate(dice) if d.cocked]
     return replace(reading, dice=tuple(dice), kind=taught.kind, probabilities=(), **verdict_for(dice, unsure, cocked))
+
+
+def _one_or_dot(die, taught_face: str):
+    """A die the reader is sure shows one pip ("1") where the taught set sees its dot face (or the
+    reverse): one mark, but of which kind of dice is open, and in a Wild game whose ordinary dice's
+    one is a W that is a W or a dot. Named as the taught set names it, doubted, and known to be one
+    of the two (``could_be``): the referee settles it without asking where both make the same move,
+    and asks where they do not. (Found by an audit, 2026-12-03: a taught Wild die's dot read "1" by
+    the reader stood as "1", a W in such a game.)"""
+    return replace(die, face=taught_face, sure=False, could_be=ONE_PIP)
 
 
 # --------------------------------------------------------------------------------------------

@@ -283,6 +283,43 @@ def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_u
     assert agreed >= 10 and disagreed >= 10, (agreed, disagreed)
 
 
+def test_a_readers_one_on_a_taught_dot_face_is_a_one_or_a_dot(painted):
+    # Found by an audit (2026-12-03): where the reader was sure of a "1" on a taught design's dot face,
+    # its die stood as "1", a W in a Wild game whose ordinary dice's one is W.
+    from lcr_pi.camera_dice import observe
+    from lcr_pi.referee import Referee
+    from lcr_pi.rules import GameConfig
+
+    taught, scenes = painted
+    named = asked = 0
+    for image, scene in scenes:
+        if not any(d.face == "dot" for d in scene.dice):
+            continue
+        sure = Reading(tuple(DieReading("1" if d.face == "dot" else d.face, 0.99, d.box, detector_corners(d),
+                                        tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice),
+                       "clear", message="Read.", kind="pip")
+
+        class Sure:
+            def read(self, frame, *, dice_kind="auto", calibration=None):
+                return sure
+
+        reading = TaughtReader(Sure(), taught).read(image, dice_kind="auto")
+        for truth in scene.dice:
+            on = [d for d in reading.dice if _covers(truth, d.centre)]
+            if truth.face == "dot" and on and on[0].face == "dot":
+                # Seen by both as one mark, but whether a dot or an ordinary die's one is open:
+                # doubted between the two, which the referee settles where they move alike.
+                assert not on[0].sure and on[0].could_be == ("1", "dot")
+                named += 1
+        if len(reading.dice) == 3 and any(d.face == "dot" and d.could_be for d in reading.dice):
+            ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1))
+            ref.start()
+            ref.on_roll(observe(reading, image))
+            assert ref.phase == "confirm_read" and ref.game.state.rolls == 0  # a W or a dot: asked
+            asked += 1
+    assert named >= 3 and asked >= 1, (named, asked)
+
+
 def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(painted):
     taught, scenes = painted
     image, scene = scenes[0]
