@@ -162,6 +162,10 @@ class Referee:
         self._picked: list[int] = []
         self._last_words: list[str] = []
         self._series_before_win: Series | None = None
+        # The roll-off before each of its rolls, so that undo can take a misread roll-off roll back,
+        # also the one that decided who starts, until that game's first turn is rolled. Not saved:
+        # after a restart a roll-off simply starts again.
+        self._roll_offs_before: list[RollOff] = []
         self.turn_label = 0  # counts read rolls, names evidence frames
 
     # -- starting -------------------------------------------------------------------------------
@@ -180,9 +184,11 @@ class Referee:
             return None
         return self.config.seat_of(first) if first else 0
 
-    def _begin_game(self, first: int | None) -> list:
+    def _begin_game(self, first: int | None, *, after_roll_off: bool = False) -> list:
         self._clear_pending()
         self._series_before_win = None
+        if not after_roll_off:
+            self._roll_offs_before = []
         if first is None:
             self.phase = "roll_off"
             self.game = None
@@ -411,13 +417,15 @@ class Referee:
             obs = self._settled_for_roll_off(obs)
         if obs.verdict != "clear":
             return [Attention()] + self._speak([f"{_sentence(obs.message or 'I cannot read the dice')} {player}, please roll again."])
+        before = self.roll_off
         try:
             self.roll_off, events = self.roll_off.record(self.roll_off.next_seat, obs.faces)
         except UserError as exc:
             return [Attention()] + self._speak([f"{_sentence(str(exc))} {player}, please roll three dice again."])
+        self._roll_offs_before.append(before)
         out = self._speak(announce(events, self.config.players))
         if self.roll_off.winner is not None:
-            return out + self._begin_game(self.roll_off.winner)
+            return out + self._begin_game(self.roll_off.winner, after_roll_off=True)
         out.append(ShowTurn(self.roll_off.next_seat))
         return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], extend=True)
 
@@ -493,6 +501,8 @@ class Referee:
         return self._after_events(events, record={"choose": [self.config.players[s] for s in picked]})
 
     def _undo(self) -> list:
+        if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
+            return self._undo_roll_off_roll()
         if self.game is None or not self.game.can_undo:
             return self._speak(["Nothing to undo."])
         was_over = self.phase == "game_over"
@@ -507,6 +517,18 @@ class Referee:
             words.append("That win is taken off the tally.")
         words.append(f"Roll {dice(state.dice_to_roll)}.")
         return self._speak(words) + [ShowTurn(state.current), self._checkpoint("undo", faces=list(undone.faces))]
+
+    def _undo_roll_off_roll(self) -> list:
+        """Take back the last roll-off roll (a misread one), also the one that decided who starts
+        while that game has had no turn: the roll-off goes on from before it."""
+        self._clear_pending()
+        self.game = None
+        self.phase = "roll_off"
+        self.roll_off = self._roll_offs_before.pop()
+        player = self.roll_off.next_player
+        words = [f"The last roll-off roll is taken back. {player}, roll three dice."]
+        # Saved with no game: a restart from here begins the roll-off again, not the game it started.
+        return self._speak(words, keep=True) + [ShowTurn(self.roll_off.next_seat), Checkpoint({"what": "undo roll-off"})]
 
     def _help(self) -> list:
         if self.phase == "await_decision":

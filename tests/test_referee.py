@@ -355,3 +355,43 @@ def test_with_wild_rules_on_ordinary_dice_the_wild_pip_is_its_own_move():
     ref.start()
     ref.on_roll(RollObservation(("2", "4", "5"), verdict="unsure", doubtful=(0,), could_be=(("2", "3"), ("4",), ("5",))))
     assert ref.phase == "await_roll" and ref.game.state.rolls == 1
+
+
+def test_a_misread_roll_off_roll_can_be_taken_back_also_the_one_that_decided_who_starts():
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    ref.start()
+    ref.on_roll(clear("6", "6", "1"))
+    ref.on_roll(clear("5", "5", "3"))
+    out = ref.on_action("undo")  # Bob's 5 5 3 was misread
+    assert "The last roll-off roll is taken back. Bob, roll three dice." in said(out)
+    assert ref.phase == "roll_off" and ref.roll_off.scores == ((0, 13),)
+    ref.on_roll(clear("6", "6", "6"))
+    out = ref.on_roll(clear("1", "1", "2"))
+    assert "Bob goes first" in said(out) and ref.phase == "await_roll"
+    out = ref.on_action("undo")  # Cy's deciding roll was misread: back to the roll-off, Cy to roll
+    assert ref.phase == "roll_off" and ref.game is None and "Cy, roll three dice" in said(out)
+    assert any(isinstance(o, Checkpoint) for o in out) and ref.snapshot()["game"] is None
+    out = ref.on_roll(clear("6", "6", "6"))
+    assert "A tie! Bob and Cy, roll again." in said(out)
+    ref.on_roll(clear("1", "1", "1"))
+    ref.on_roll(clear("2", "2", "2"))
+    assert ref.game.state.first == 2
+    ref.on_roll(clear("C", ".", "."))
+    ref.on_action("undo")  # a game turn is undone first
+    assert ref.phase == "await_roll" and ref.game.state.pot == 0
+    ref.on_action("undo")  # then the roll-off roll that decided it
+    assert ref.phase == "roll_off" and ref.roll_off.next_player == "Cy"
+    # Taking every roll-off roll back leaves nothing more to undo.
+    while ref._roll_offs_before:
+        ref.on_action("undo")
+    assert ref.roll_off.scores == () and said(ref.on_action("undo")) == "Nothing to undo."
+
+
+def test_a_game_not_begun_by_a_roll_off_does_not_undo_into_an_old_one():
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    ref.start()
+    for faces in (("6", "6", "1"), ("5", "5", "2"), ("6", "6", "6")):
+        ref.on_roll(clear(*faces))
+    assert ref.phase == "await_roll" and ref.game.state.first == 2
+    ref.on_action("new_game")  # started over mid-game: Cy first again, no roll-off
+    assert said(ref.on_action("undo")) == "Nothing to undo." and ref.phase == "await_roll"
