@@ -181,32 +181,32 @@ def resume_or_new(settings: Settings, store: GameStore | None, problems: list[st
         return fresh
     try:
         snapshot = store.load()
-    except UserError as exc:
-        problems.append(f"{exc}. Starting a new game")
-        _set_aside(store)
-        return fresh
-    if snapshot is None:
-        return fresh
-    try:
+        if snapshot is None:
+            return fresh
         referee = Referee.restore(snapshot, source=str(store.state_path), odds=odds_for_state)
     except UserError as exc:
-        problems.append(f"{exc}. Starting a new game")
-        _set_aside(store)
+        problems.append(f"{exc}. {_set_aside(store)} Starting a new game")
         return fresh
     if referee.config != config:
         log.info("saved game was for %s; settings say %s", referee.config, config)
-        problems.append("the saved game had other players or rules, so a new game starts")
-        _set_aside(store)
+        problems.append(f"the saved game had other players or rules, so a new game starts. {_set_aside(store)}")
         return fresh
     return referee
 
 
-def _set_aside(store: GameStore) -> None:
-    """Keep an unusable save for a person to look at, out of the way of the new game."""
-    try:
-        store.state_path.rename(store.state_path.with_name(f"game-set-aside-{int(time.time())}.json"))
-    except OSError:
-        pass
+def _set_aside(store: GameStore) -> str:
+    """Keep an unusable save for a person to look at, out of the way of the new game; says where."""
+    stamp = int(time.time())
+    for n in range(100):
+        kept = store.state_path.with_name(f"game-set-aside-{stamp}{f'-{n}' if n else ''}.json")
+        if kept.exists():
+            continue  # two set aside within a second: keep both
+        try:
+            store.state_path.rename(kept)
+        except OSError as exc:
+            return f"It could not be set aside ({exc.strerror}) and will be written over."
+        return f"It was kept as {kept}."
+    return "It will be written over (too many saves set aside)."
 
 
 def warm_odds(config) -> None:

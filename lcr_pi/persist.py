@@ -79,12 +79,17 @@ class GameStore:
             text = self.state_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+        except UnicodeDecodeError:
+            raise UserError(f"the saved game {self.state_path} is damaged (it is not text)") from None
         except OSError as exc:
             raise UserError(f"cannot read the saved game {self.state_path} ({exc.strerror})") from None
         try:
-            return json.loads(text)
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(f"the saved game {self.state_path} is damaged ({exc.msg}); it was left in place") from None
+            raise UserError(f"the saved game {self.state_path} is damaged ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise UserError(f"the saved game {self.state_path} is damaged (it holds no table)")
+        return data
 
     def discard(self) -> None:
         """Forget the saved game (a finished night); the log stays."""

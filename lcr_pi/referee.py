@@ -659,6 +659,12 @@ class Referee:
             ref.game = Game.from_dict(data["game"], source=source)
         except KeyError as exc:
             raise UserError(f"{source} has no {exc.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise UserError(f"{source} is damaged: a value has the wrong type ({exc})") from None
+        except UserError as exc:
+            if str(exc).startswith(source):
+                raise
+            raise UserError(f"{source}: {exc}") from None  # a setting inside it that is not allowed
         state = ref.game.state
         if state.is_over:
             ref.phase = "game_over"

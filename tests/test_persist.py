@@ -68,3 +68,52 @@ def test_read_only_folder_is_named(tmp_path):
         target = ro / "state"
     with pytest.raises(UserError, match="cannot create the state folder"):
         GameStore(target)
+
+
+@pytest.mark.parametrize("content", [
+    bytes(range(256)) * 8,                       # random bytes: not text
+    b"null", b"[1, 2]",                          # JSON, but no table
+    b'{"format": "lcr-pi-table", "version": 1, "config": 5}',
+])
+def test_a_damaged_save_is_named_and_kept_and_a_new_game_starts(tmp_path, content):
+    # Found by an audit (2026-12-03): a save that was not text, or held a value of the wrong type,
+    # crashed `lcr-pi run` at every start (and systemd gave up), instead of being set aside.
+    from lcr_pi.night import resume_or_new
+    from lcr_pi.settings import Settings
+
+    store = GameStore(tmp_path / "state")
+    store.state_path.write_bytes(content)
+    problems = []
+    referee = resume_or_new(Settings(), store, problems)
+    assert referee.game is None and len(problems) == 1, problems
+    (kept,) = (tmp_path / "state").glob("game-set-aside-*.json")
+    assert str(kept) in problems[0] and "Starting a new game" in problems[0] and "game.json" in problems[0]
+    assert kept.read_bytes() == content and not store.state_path.exists()
+
+
+def test_a_save_with_values_of_the_wrong_type_is_refused_with_the_file_named(tmp_path):
+    import json
+
+    from lcr_pi.night import resume_or_new
+    from lcr_pi.referee import Referee, RollObservation
+    from lcr_pi.settings import Settings
+
+    settings = Settings()
+    ref = Referee(settings.game_config())
+    ref.start()
+    ref.on_roll(RollObservation(("L", "dot", "C")))
+    good = ref.snapshot()
+    store = GameStore(tmp_path / "state")
+    for damage in (lambda s: s.update(turn_label="x"), lambda s: s.update(turn_label=[1]),
+                   lambda s: s["game"].update(actions=5), lambda s: s["game"].update(redo=7),
+                   lambda s: s["game"].update(events=3), lambda s: s["config"].update(starting_chips="many")):
+        snap = json.loads(json.dumps(good))
+        damage(snap)
+        store.save(snap)
+        problems = []
+        assert resume_or_new(settings, store, problems).game is None, snap
+        assert str(store.state_path) in problems[0] and "It was kept as" in problems[0], problems
+    store.save(good)
+    problems = []
+    assert resume_or_new(settings, store, problems).game.state.pot == 1 and problems == []
+    assert len(list((tmp_path / "state").glob("game-set-aside-*.json"))) == 6  # none written over

@@ -197,18 +197,22 @@ class Game:
                 except UserError as exc:
                     raise UserError(f"{source}: action {i + 1} cannot be replayed: {exc}") from None
             game._redo = [Action.from_dict(raw) for raw in data.get("redo", [])]
+            if "state" in data and game.state.to_dict() != data["state"]:
+                raise UserError(f"{source}: its saved state does not match its actions; the file is damaged")
+            if "events" in data:
+                saved = [event_from_dict(e) for e in data["events"]]
+                if saved != list(game.events):
+                    raise UserError(f"{source}: its saved event log does not match its actions; the file is damaged")
         except KeyError as exc:
             raise UserError(f"{source} has no {exc.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            # A value of the wrong type where the format has a list, a number or a table (edited by
+            # hand, or damaged): named, never a traceback.
+            raise UserError(f"{source} is damaged: a value has the wrong type ({exc})") from None
         except UserError as exc:
             if str(exc).startswith(source):
                 raise
             raise UserError(f"{source}: {exc}") from None
-        if "state" in data and game.state.to_dict() != data["state"]:
-            raise UserError(f"{source}: its saved state does not match its actions; the file is damaged")
-        if "events" in data:
-            saved = [event_from_dict(e) for e in data["events"]]
-            if saved != list(game.events):
-                raise UserError(f"{source}: its saved event log does not match its actions; the file is damaged")
         return game
 
     @classmethod
