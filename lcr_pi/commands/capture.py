@@ -151,7 +151,8 @@ def run(args) -> int:
     cal, warning = load_calibration_or_default(args.calibration)
     if warning:
         print(f"note: {warning}")
-    settle = SettleDetector(region=cal.tray, die_px=cal.die_px) if cal is not None else SettleDetector()
+    settle = (SettleDetector(region=cal.tray, die_px=cal.die_px, size=cal.resolution) if cal is not None
+              else SettleDetector())
     read = None
     if reader is not None:
         reference, warning = load_reference_or_none(cal, args.calibration)

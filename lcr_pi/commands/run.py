@@ -143,8 +143,8 @@ def _camera_dice(settings, night):
         if warning:
             night.problems.append(warning)
         reader = CalibratedReader(reader, calibration, reference)
-        scaled = calibration.scaled_to(cam.width, cam.height)
-        settle = SettleDetector(region=scaled.tray, die_px=scaled.die_px)
+        # Fitted to each frame's own size: a webcam may not give the size the settings ask for.
+        settle = SettleDetector(region=calibration.tray, die_px=calibration.die_px, size=calibration.resolution)
         controls = calibration.camera_controls or None
 
     def open_camera():

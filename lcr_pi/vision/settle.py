@@ -87,9 +87,13 @@ class SettleDetector:
         patience: int = 45,
         region: tuple[int, int, int, int] | None = None,
         die_px: float | None = None,
+        size: tuple[int, int] | None = None,
     ):
         """``die_px`` (the expected top-face side in frame pixels, from the calibration) sets how big a
-        change counts as a die moved; without it ``min_change_px`` (work pixels, default 6) is used."""
+        change counts as a die moved; without it ``min_change_px`` (work pixels, default 6) is used.
+        ``size`` (width, height) is the frame size ``region`` and ``die_px`` are given for (the
+        calibration's): frames of another size with the same shape have them scaled, frames of
+        another shape are watched whole (a camera may not give the size it was asked for)."""
         if still_frames < 1:
             raise ValueError(f"still_frames must be at least 1, not {still_frames}")
         if patience < 1:
@@ -102,6 +106,8 @@ class SettleDetector:
         self.hand_area = hand_area
         self.region = tuple(int(v) for v in region) if region is not None else None
         self.die_px = die_px
+        self._given = (self.region, die_px, tuple(int(v) for v in size) if size is not None else None)
+        self._fitted_to: tuple[int, int] | None = None  # the frame size region and die_px were fitted to
         self._min_change_px = min_change_px
         self._recent: deque[np.ndarray] = deque(maxlen=still_frames + 1)
         self._before: np.ndarray | None = None  # the scene before the current disturbance
@@ -130,11 +136,11 @@ class SettleDetector:
         averages neighbouring patches, so sensor noise up to sigma ~15 grey levels per channel
         (the renderer's dim Pi camera preset has up to 6) stays below ``pixel_delta``.
         """
+        if self._fitted_to != (frame.shape[1], frame.shape[0]):
+            self._fit(frame.shape[1], frame.shape[0])
         if self.region is not None:
             x0, y0, x1, y1 = self.region
-            frame = frame[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-            if frame.size == 0:
-                raise ValueError(f"settle region {self.region} lies outside the {frame.shape[1]}x{frame.shape[0]} frame")
+            frame = frame[y0:y1, x0:x1]
         h, w = frame.shape[:2]
         work_w = min(WORK_WIDTH, w)
         self._scale = work_w / w
@@ -142,6 +148,26 @@ class SettleDetector:
             frame = cv2.resize(frame, (work_w, max(1, round(h * work_w / w))), interpolation=cv2.INTER_LINEAR)
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return cv2.GaussianBlur(grey, (3, 3), 0)  # a new array: never the caller's frame
+
+    def _fit(self, width: int, height: int) -> None:
+        """Fit the given region and die size to frames of ``width`` x ``height``: scaled from the size
+        they were given for when the shape is the same, else (or when the region lies outside) the
+        whole frame is watched, and the die size is scaled or dropped with it."""
+        region, die_px, size = self._given
+        self._fitted_to = (width, height)
+        if size is not None and size != (width, height):
+            if region is not None and abs(width / height - size[0] / size[1]) > 0.01:
+                region = die_px = None  # another shape: the calibrated tray is not where it was
+            else:
+                f = width / size[0]
+                region = tuple(round(v * f) for v in region) if region is not None else None
+                die_px = die_px * f if die_px else die_px
+        if region is not None:
+            x0, y0, x1, y1 = max(0, region[0]), max(0, region[1]), min(width, region[2]), min(height, region[3])
+            region = (x0, y0, x1, y1) if x1 - x0 >= 8 and y1 - y0 >= 8 else None
+            if region is None:
+                die_px = None
+        self.region, self.die_px = region, die_px
 
     def _light_scale(self, grey: np.ndarray) -> float:
         """Blur radius (work pixels) of the local brightness: wider than a die, so a die is not divided away."""

@@ -209,3 +209,19 @@ def test_bad_arguments_are_refused():
         SettleDetector(still_frames=0)
     with pytest.raises(ValueError, match="patience"):
         SettleDetector(patience=0)
+
+
+def test_a_region_given_for_another_frame_size_is_fitted_to_the_frames():
+    # Found by an audit (2026-12-03): a calibration for 1280x960 with a camera giving 640x480 frames
+    # crashed `lcr-pi run` ("settle region ... lies outside the 0x0 frame").
+    frames, scene = roll_sequence(np.random.default_rng(0), size=(640, 480), n_frames=24)
+    x0, y0, x1, y1 = (int(v) for v in scene.dice[0].box)
+    around = (max(0, x0 - 40), max(0, y0 - 40), min(640, x1 + 40), min(480, y1 + 40))
+    doubled = tuple(2 * v for v in around)  # the same tray, calibrated on 1280x960 frames
+    detector = SettleDetector(region=doubled, die_px=2.0 * (x1 - x0), size=(1280, 960))
+    assert len(reports(detector, frames)) == 1
+    assert detector.region == around and detector.die_px == x1 - x0
+    # Frames of another shape are watched whole; a region outside the frame too: no crash.
+    for region, size in ((doubled, (1600, 900)), ((5000, 5000, 6000, 6000), None)):
+        detector = SettleDetector(region=region, die_px=50.0, size=size)
+        assert len(reports(detector, frames)) == 1 and detector.region is None and detector.die_px is None
