@@ -63,6 +63,7 @@ class OpenCVSource:
         self.is_file = isinstance(target, str)
         if self.is_file and not Path(target).is_file():
             raise UserError(f"video file {target} does not exist")
+        self.recording = self.is_file and not loop  # it ends; a webcam does not
         self.capture = cv2.VideoCapture(target)
         if not self.capture.isOpened():
             what = f"video file {target}" if self.is_file else f"webcam {target}"
@@ -100,6 +101,7 @@ class FolderSource:
             raise UserError(f"frame folder {folder} has no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
         self.index = 0
         self.exhausted = False
+        self.recording = True  # it ends
 
     def read(self):
         while self.index < len(self.paths):
@@ -143,7 +145,10 @@ class ListSource:
 class ReopeningSource:
     """Keeps a live camera alive: after ``patience`` empty reads it reopens it, backing off up to 30 s.
 
-    ``on_lost`` and ``on_back`` tell the table (spoken) that the camera went away and came back.
+    ``on_lost`` and ``on_back`` tell the table (spoken) that the camera went away and came back. A
+    recording (a video file or a folder of frames: ``recording`` true) that reaches its end is not
+    reopened: the source is then ``exhausted``, as the recording is. (Reopened, it told the table
+    "the camera has stopped ... the camera is back" every second, and played the night again.)
     """
 
     def __init__(
@@ -167,6 +172,7 @@ class ReopeningSource:
         self.lost = False
         self.retry_at = 0.0
         self.backoff = 1.0
+        self.exhausted = False
         self._open()
 
     def _open(self) -> None:
@@ -200,6 +206,9 @@ class ReopeningSource:
             frame = None
             log.warning("camera read failed: %s", exc)
         if frame is None:
+            if getattr(self.source, "recording", False) and getattr(self.source, "exhausted", False):
+                self.exhausted = True  # the recording is over: nothing to reopen
+                return None
             self.failures += 1
             if self.failures >= self.patience:
                 self.failures = 0

@@ -135,10 +135,13 @@ class GameStore:
         """Store one read roll's frame (with the reader's overlay) and drop the oldest beyond the ring."""
         if self.evidence_frames <= 0:
             return None
-        self.evidence_dir.mkdir(parents=True, exist_ok=True)
         path = self.evidence_dir / name
-        write_atomic(path, jpeg)
-        frames = sorted(self.evidence_dir.glob("*.jpg"))
-        for old in frames[: max(0, len(frames) - self.evidence_frames)]:
-            old.unlink(missing_ok=True)
+        try:
+            self.evidence_dir.mkdir(parents=True, exist_ok=True)
+            frames = sorted(self.evidence_dir.glob("*.jpg"))
+            for old in frames[: max(0, len(frames) - self.evidence_frames + 1)]:
+                old.unlink(missing_ok=True)  # the oldest first: room for the new one on a full card
+            write_atomic(path, jpeg)
+        except OSError as exc:
+            raise UserError(f"cannot keep the photo of the roll in {self.evidence_dir} ({exc.strerror or exc})") from None
         return path

@@ -80,8 +80,11 @@ class Table:
         for out in outputs:
             try:
                 self._perform_one(out)
-            except UserError as exc:
-                self._storage_problem(str(exc))
+            except (UserError, OSError) as exc:
+                # Only storage raises here (the speaker and the lights handle their own failures):
+                # a full card, a folder left read-only. The game goes on unsaved, and says so.
+                self._storage_problem(str(exc) if isinstance(exc, UserError)
+                                      else f"cannot write to the card ({exc.strerror or exc})")
         for listener in self.listeners:
             try:
                 listener(outputs, self.referee)
@@ -164,6 +167,7 @@ def run_loop(
     """
     stop = stop or threading.Event()
     started = time.monotonic()
+    failing: str | None = None  # the error the dice source last raised, until a poll succeeds
     table.start()
     while not stop.is_set():
         if max_seconds is not None and time.monotonic() - started > max_seconds:
@@ -177,8 +181,28 @@ def run_loop(
                 break
             continue
         if dice_source is not None:
-            obs = dice_source.poll()
+            try:
+                obs = dice_source.poll()
+            except Exception as exc:  # noqa: BLE001 - one picture that cannot be read must not end the night
+                obs = None
+                failing = _poll_failed(table, exc, failing)
+            else:
+                failing = None
             if obs is not None:
                 table.roll_seen(obs)
             elif getattr(dice_source, "exhausted", False):
                 break
+
+
+def _poll_failed(table: Table, exc: Exception, failing: str | None) -> str:
+    """A dice source's poll raised (a picture the reader refuses, a settle check that fails on an odd
+    frame): logged every time, said once until the source works again, and the loop goes on."""
+    what = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, UserError):
+        log.error("the camera's picture could not be read: %s", what)
+    else:
+        log.exception("the camera's picture could not be read")
+    if failing != what:
+        table.announce(f"Warning: the camera's picture could not be read ({what}). I keep watching; "
+                       "if this goes on, check the camera.")
+    return what

@@ -133,3 +133,69 @@ def test_a_camera_that_stops_is_reopened_and_the_table_is_told():
     now[0] = 10.0
     frame = source.read()
     assert frame is not None and frame[0, 0, 0] == 1 and told[-1] == "back"
+
+
+def test_a_recording_that_ends_is_not_reopened_and_ends_the_night(tmp_path):
+    # Found by an audit (2026-12-03): a folder or video camera that reached its end was reopened,
+    # and the table heard "the camera has stopped ... the camera is back" every second, forever.
+    for i in range(3):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), np.full((48, 64, 3), 90 + i, np.uint8))
+    told = []
+    source = ReopeningSource(lambda: FolderSource(tmp_path), patience=2, on_lost=told.append,
+                             on_back=lambda: told.append("back"), sleep=lambda s: None)
+    assert [source.read() is not None for _ in range(3)] == [True] * 3
+    assert all(source.read() is None for _ in range(10)) and source.exhausted and told == []
+
+
+def test_a_picture_that_cannot_be_read_is_said_once_and_the_night_goes_on():
+    # Found by an audit (2026-12-03): an error while reading one frame (a frame too small to hold
+    # dice, an odd calibration) ended lcr-pi run, and systemd did not restart it.
+    from lcr_pi.referee import RollObservation
+
+    class Flaky:
+        exhausted = False
+
+        def __init__(self):
+            self.polls = 0
+
+        def poll(self):
+            self.polls += 1
+            if self.polls <= 3:
+                raise UserError("frame is too small to hold dice (1000x20 pixels)")
+            if self.polls == 4:
+                raise ValueError("something odd in the settle check")
+            if self.polls == 6:
+                return RollObservation(("L", "dot", "C"))
+            self.exhausted = self.polls > 6
+            return None
+
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker)
+    run_loop(table, actions=queue.Queue(), dice_source=Flaky())
+    warnings = [s for s in speaker.spoken if s.startswith("Warning: the camera's picture")]
+    assert len(warnings) == 2 and "too small" in warnings[0] and "ValueError" in warnings[1]
+    assert "Ann rolled L, dot, C." in speaker.spoken and table.referee.game.state.pot == 1
+
+
+def test_a_full_card_while_keeping_a_rolls_photo_is_said_once_and_the_roll_is_announced(tmp_path, monkeypatch):
+    # Found by an audit (2026-12-03): the photo of a camera roll hit a full card, the OSError ended
+    # the loop after the roll was scored but before it was announced.
+    import errno
+
+    import lcr_pi.persist as persist
+    from lcr_pi.referee import RollObservation
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    store = GameStore(tmp_path)
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, store=store,
+                  encode_evidence=lambda obs: b"jpeg")
+    table.start()
+    monkeypatch.setattr(persist, "write_atomic", full)
+    table.roll_seen(RollObservation(("L", "dot", "C"), evidence=(np.zeros((4, 4, 3), np.uint8), None)))
+    table.roll_seen(RollObservation(("R", "dot", "dot"), evidence=(np.zeros((4, 4, 3), np.uint8), None)))
+    assert "Ann rolled L, dot, C." in speaker.spoken and "Bob rolled R, dot, dot." in speaker.spoken
+    warnings = [s for s in speaker.spoken if s.startswith("Warning:")]
+    assert len(warnings) == 1 and "No space left on device" in warnings[0]
