@@ -20,7 +20,7 @@ from lcr_pi.inputs import ActionQueue
 from lcr_pi.inputs.buttons import TableButtons, button_pins
 from lcr_pi.inputs.keyboard import KeyboardInput
 from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
-from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
+from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, validate_voice
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
 from lcr_pi.settings import Settings
@@ -97,14 +97,31 @@ class Night:
                 log.warning("closing: %s", exc)
 
 
-def make_night_speaker(settings: Settings, *, echo: bool = False):
+def make_night_speaker(settings: Settings, *, echo: bool = False, problems: list[str] | None = None):
+    """The night's voice. A voice espeak-ng does not know falls back to "en", and an espeak-ng that
+    lists no voices at all (installed but broken) to printed words, each named in ``problems`` (said
+    at start-up): a table without a screen must hear its game, not a silent exit."""
     engine = settings.speech.engine
     s = settings.speech
     if engine == "print":
         return PrintSpeaker()
     if engine == "espeak-ng" and shutil.which("espeak-ng") is None:
         raise UserError("speech.engine is 'espeak-ng' but espeak-ng is not installed: sudo apt install espeak-ng")
-    return make_speaker(s.voice, s.rate, s.volume, s.sounds, echo=echo)
+    voice = s.voice
+    if shutil.which("espeak-ng") is not None:
+        try:
+            validate_voice(voice)
+        except UserError as exc:
+            try:
+                validate_voice("en")
+            except UserError:
+                (problems if problems is not None else []).append(
+                    "espeak-ng lists no voices, so it cannot speak; the words are printed. Reinstall it: "
+                    "sudo apt install --reinstall espeak-ng espeak-ng-data")
+                return PrintSpeaker()
+            (problems if problems is not None else []).append(f"[speech] voice: {exc}; speaking with the voice 'en'")
+            voice = "en"
+    return make_speaker(voice, s.rate, s.volume, s.sounds, echo=echo)
 
 
 def make_lights(settings: Settings, names, problems: list[str], *, terminal_fallback: bool = True):
@@ -220,7 +237,7 @@ def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, ec
     problems: list[str] = []
     names = settings.game_config().players
     warm_odds(settings.game_config())
-    speaker = make_night_speaker(settings, echo=echo)
+    speaker = make_night_speaker(settings, echo=echo, problems=problems)
     closers = [speaker.close]
     if lights is None:
         lights = make_lights(settings, names, problems)

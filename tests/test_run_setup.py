@@ -38,3 +38,64 @@ def test_a_settings_error_is_spoken_before_the_exit(tmp_path, monkeypatch):
     assert run_with(config, monkeypatch) == 2
     assert spoken == [f"The settings file has a mistake, so the game cannot start. {config}: speech.rate must be a "
                       "whole number from 80 to 450, got 900."]
+
+
+def test_a_scoreboard_port_in_use_is_said_and_the_game_is_played_without_the_page(tmp_path, monkeypatch, capsys):
+    # Found by an audit (2026-12-03): the port in use (or an address the network had not given the Pi
+    # yet) exited with status 2, which systemd does not restart: no game at all.
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    config = tmp_path / "c.toml"
+    config.write_text(f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{tmp_path / "state"}"\n'
+                      '[gpio]\nenabled = false\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("L . C\nquit\n"))
+    try:
+        assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--setup", "off",
+                         "--web", f"127.0.0.1:{port}"]) == 0
+    finally:
+        taken.close()
+    out = capsys.readouterr().out
+    assert "SAY: Warning: the scoreboard page cannot start" in out and "The game goes on without it." in out
+    assert "Player 1 rolled L, dot, C." in out
+
+
+def test_a_voice_espeak_does_not_know_falls_back_to_english_and_is_said(tmp_path):
+    import shutil
+
+    import pytest
+
+    from lcr_pi.night import make_night_speaker
+    from lcr_pi.settings import parse_settings
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed")
+    problems = []
+    speaker = make_night_speaker(parse_settings('[speech]\nengine = "espeak-ng"\nvoice = "en-uk"\n'), problems=problems)
+    try:
+        assert isinstance(speaker, speech.EspeakSpeaker) and speaker.voice == "en"
+        assert len(problems) == 1 and problems[0].startswith("[speech] voice: unknown speech voice 'en-uk'")
+        assert problems[0].endswith("speaking with the voice 'en'")
+    finally:
+        speaker.close()
+
+
+def test_an_espeak_that_lists_no_voices_prints_the_words_and_says_why(tmp_path, monkeypatch):
+    from lcr_pi.night import make_night_speaker
+    from lcr_pi.settings import parse_settings
+
+    broken = tmp_path / "espeak-ng"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    speech.available_voices.cache_clear()  # the listing is remembered per program name
+    try:
+        problems = []
+        speaker = make_night_speaker(parse_settings('[speech]\nengine = "auto"\n'), problems=problems)
+        assert isinstance(speaker, speech.PrintSpeaker)
+        assert len(problems) == 1 and "espeak-ng lists no voices" in problems[0]
+    finally:
+        speech.available_voices.cache_clear()  # not the broken one's for the tests after this

@@ -272,3 +272,62 @@ def test_cue_sounds_differ_in_pitch_rhythm_and_side():
     for s in samples.values():
         assert np.abs(s).max() < 32767  # no clipping
         assert np.abs(s[:5]).max() < 2000 and np.abs(s[-5:]).max() < 2000  # faded: no click
+
+
+def fake_espeak(tmp_path, body: str) -> str:
+    """A stand-in for espeak-ng: voice listings go to the real one, speaking runs ``body`` (Python)."""
+    script = tmp_path / "fake-espeak"
+    script.write_text(f"""#!{sys.executable}
+import os, sys, time
+args = sys.argv[1:]
+if any(a.startswith("--voices") for a in args):
+    os.execvp("espeak-ng", ["espeak-ng", *args])
+text = sys.stdin.read()
+{body}
+""")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_hung_espeak_is_killed_and_the_sentences_after_it_are_not_stuck(tmp_path, monkeypatch):
+    # Found by an audit (2026-12-03): an espeak-ng that never returned silenced the rest of the night,
+    # with nothing logged.
+    program = fake_espeak(tmp_path, "if 'Ann' in text:\n    time.sleep(600)")
+    monkeypatch.setattr(speech, "speaking_time_limit", lambda text, rate: 1.0)
+    out = io.StringIO()
+    with EspeakSpeaker(program=program, stream=out) as speaker:
+        for sentence in ("Ann, your turn: roll three dice.", "Bob, your turn.", "Cy, your turn."):
+            speaker.say(sentence)
+        assert speaker.wait_until_idle(30)
+        assert "did not finish within 1 s" in speaker.failure
+    lines = out.getvalue().splitlines()
+    assert "Speech failed" in lines[0] and lines[1:] == ["SAY: Ann, your turn: roll three dice.",
+                                                        "SAY: Bob, your turn.", "SAY: Cy, your turn."]
+
+
+def test_speech_that_failed_is_tried_again_and_comes_back(tmp_path):
+    # Found by an audit (2026-12-03): one failure (a USB speaker not up yet at power-on) printed the
+    # words for the rest of the night, although the speaker came up a second later.
+    card = tmp_path / "card"
+    program = fake_espeak(tmp_path, f"""if not os.path.exists({str(card)!r}):
+    sys.stderr.write("ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\\n")
+with open({str(tmp_path / 'heard')!r}, "a") as f:
+    f.write(text + "\\n")""")
+    now = [0.0]
+    out = io.StringIO()
+    with EspeakSpeaker(program=program, stream=out) as speaker:
+        speaker.clock = lambda: now[0]
+        speaker.say("One.")
+        assert speaker.wait_until_idle(30) and speaker.failure is not None
+        card.touch()  # the speaker is plugged in
+        now[0] = 10.0
+        speaker.say("Two.")  # within the retry time: printed only
+        assert speaker.wait_until_idle(30) and speaker.failure is not None
+        now[0] = 10.0 + speech.RETRY_SECONDS
+        speaker.say("Three.")
+        speaker.say("Four.")
+        assert speaker.wait_until_idle(30) and speaker.failure is None
+    assert (tmp_path / "heard").read_text().splitlines() == ["One.", "Three.", "Four."]
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Speech failed") and "trying again every 30 seconds" in lines[0]
+    assert lines[1:] == ["SAY: One.", "SAY: Two.", "SAY: Three.", "Speech is back."]

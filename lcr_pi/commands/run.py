@@ -78,7 +78,13 @@ def run(args) -> int:
         if args.web is not None or settings.web.enabled:
             from lcr_pi.web import start_web
 
-            scoreboard = start_web(args.web, settings.web, table, night.actions, night.speaker)
+            try:
+                scoreboard = start_web(args.web, settings.web, table, night.actions, night.speaker)
+            except UserError as exc:
+                # The port in use, or an address the network has not given the Pi yet: the game is
+                # played without its page rather than not at all (systemd does not restart exit 2).
+                log.error("%s", exc)
+                table.announce(f"Warning: the scoreboard page cannot start ({exc}). The game goes on without it.")
         try:
             run_loop(table, actions=night.actions, dice_source=dice_source)
         finally:

@@ -6,8 +6,11 @@ cuts the current sentence and drops the queue (:meth:`Speaker.stop_talking`), so
 read out after the correction.
 
 Speech must never stop a game: if espeak-ng is missing the words are printed (and the table is told once
-how to turn speech on); if it fails mid-game (no sound card, a crash) the speaker says so once and prints
-from then on.
+how to turn speech on); if it fails mid-game (no sound card, a crash, a process that hangs) the speaker
+says so once and prints, and tries espeak-ng again every :data:`RETRY_SECONDS` (a USB speaker that comes
+up late, or is plugged back in, speaks again). A sentence may take at most a generous time for its words
+(:func:`speaking_time_limit`); a hung espeak-ng or aplay is killed, so later sentences are not stuck
+behind it.
 
 >>> import io
 >>> out = io.StringIO()
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -40,6 +44,17 @@ log = logging.getLogger(__name__)
 MIN_RATE_WPM = 80
 MAX_RATE_WPM = 450  # espeak-ng's own ceiling; fast listeners use 300-450
 INSTALL_HINT = "sudo apt install espeak-ng"
+RETRY_SECONDS = 30.0  # after speech failed, espeak-ng is tried again this long after the last failure
+CUE_TIME_LIMIT = 5.0  # seconds a cue sound may take before it is taken for hung
+
+
+def speaking_time_limit(text: str, rate_wpm: int) -> float:
+    """Seconds one sentence may take: three times its words at the speaking rate, plus 10 s to start.
+
+    >>> round(speaking_time_limit("Ann rolled L, dot, C.", 175), 1)   # five words
+    15.1
+    """
+    return 10.0 + 3.0 * len(text.split()) * 60.0 / max(MIN_RATE_WPM, rate_wpm)
 
 
 class Speaker(Protocol):
@@ -196,7 +211,9 @@ class EspeakSpeaker:
         self.spoken: list[str] = []
         #: Everything performed, in order: ("say", text) or ("cue", name); dropped items never appear.
         self.history: list[tuple[str, str]] = []
-        self.failure: str | None = None  # why speech fell back to printing, once it has
+        self.failure: str | None = None  # why speech fell back to printing, while it has
+        self._failed_at = 0.0  # time.monotonic() of the last failure
+        self.clock = time.monotonic
         self._printer = PrintSpeaker(stream)
         self._cue_dir: tempfile.TemporaryDirectory | None = None
         self._cues_broken = False
@@ -281,10 +298,13 @@ class EspeakSpeaker:
             if kind == "say":
                 self.spoken.append(payload)
             self.history.append((kind, payload))
+            retrying = False
             if kind == "say" and (self.failure is not None or self.echo):
                 self._printer.say(payload)
                 if self.failure is not None:
-                    return
+                    if self.clock() - self._failed_at < RETRY_SECONDS:
+                        return
+                    retrying = True  # printed already; espeak-ng is tried again with this sentence
             if kind == "say":
                 command = [self.program, "-v", self.voice, "-s", str(self.rate_wpm), "-a", str(self.amplitude),
                            "-b", "1", "--stdin"]
@@ -309,32 +329,47 @@ class EspeakSpeaker:
                 self._current = None
                 self._report(kind, payload, f"could not start {command[0]}: {exc}")
                 return
-        _, err = process.communicate(text.encode("utf-8") if text is not None else None)
+        limit = speaking_time_limit(payload, self.rate_wpm) if text is not None else CUE_TIME_LIMIT
+        try:
+            _, err = process.communicate(text.encode("utf-8") if text is not None else None, timeout=limit)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            with self._lock:
+                self._current = None
+                if generation == self._generation:
+                    self._report(kind, payload, f"{command[0]} did not finish within {limit:.0f} s", printed=retrying)
+            return
         with self._lock:
             self._current = None
             if generation != self._generation:
                 return  # cut short on purpose
             problem = _problem(process.returncode, err)
             if problem:
-                self._report(kind, payload, f"{command[0]} {problem}")
+                self._report(kind, payload, f"{command[0]} {problem}", printed=retrying)
+            elif retrying:
+                log.warning("speech is back (it had failed: %s)", self.failure)
+                self.failure = None
+                print("Speech is back.", file=self._printer.stream or sys.stdout, flush=True)
 
-    def _report(self, kind: str, payload: str, problem: str) -> None:
+    def _report(self, kind: str, payload: str, problem: str, *, printed: bool = False) -> None:
         """A failed sentence falls back to print (it is printed, not lost); a failed cue just stops cues."""
         if kind == "say":
             self._fail(problem)
-            if not self.echo:  # echoed already
+            if not self.echo and not printed:  # echoed or printed already
                 self._printer.say(payload)
         elif not self._cues_broken:
             self._cues_broken = True
-            log.info("cue sounds failed: %s", problem)
+            log.warning("cue sounds failed: %s", problem)
             print(f"Cue sounds are off ({problem}).", file=self._printer.stream or sys.stdout, flush=True)
 
     def _fail(self, problem: str) -> None:
+        self._failed_at = self.clock()
         if self.failure is None:
             self.failure = problem
-            log.info("speech failed: %s", problem)
-            print(f"Speech failed ({problem}); printing the words instead.",
-                  file=self._printer.stream or sys.stdout, flush=True)
+            log.error("speech failed: %s", problem)
+            print(f"Speech failed ({problem}); printing the words instead, and trying again every "
+                  f"{RETRY_SECONDS:.0f} seconds.", file=self._printer.stream or sys.stdout, flush=True)
 
     def _next_file(self, suffix: str) -> Path:
         self._files_written += 1
