@@ -457,25 +457,26 @@ class Referee:
             if self.series is not None and self.series.is_over:
                 self.series = Series.start(self.config, self.series_rules)
             return self._begin_game(self._first_seat_for_new_game())
-        return self._speak(["Nothing to confirm."])
+        return self._speak(["Nothing to confirm."], keep=False)
 
     def _choose(self, name: str | None) -> list:
         if self.phase != "await_decision":
-            return self._speak(["There is nothing to choose now."])
+            return self._speak(["There is nothing to choose now."], keep=False)
         candidates = self._candidates()
-        if name is not None and name.strip().isdigit():  # typed: "choose 2", the second name offered
+        named = name is not None and any(p.casefold() == name.strip().casefold() for p in self.config.players)
+        if name is not None and name.strip().isdigit() and not named:  # typed: "choose 2", the second name offered
             number_ = int(name)
             if not 1 <= number_ <= len(candidates):
-                return self._speak([f"Choose a number from 1 to {len(candidates)}."])
+                return self._speak([f"Choose a number from 1 to {len(candidates)}."], keep=False)
             return self._pick(candidates[number_ - 1])
         if name is not None:  # typed: "choose Bob"
             try:
                 seat = self.config.seat_of(name)
             except UserError as exc:
-                return self._speak([_sentence(str(exc))])
+                return self._speak([_sentence(str(exc))], keep=False)
             if seat not in candidates:
                 names = join_names([self.config.players[s] for s in candidates], "or")
-                return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."])
+                return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."], keep=False)
             return self._pick(seat)
         self._choice_index = 0 if self._choice_index is None else (self._choice_index + 1) % len(candidates)
         seat = candidates[self._choice_index]
@@ -504,7 +505,7 @@ class Referee:
         if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
             return self._undo_roll_off_roll()
         if self.game is None or not self.game.can_undo:
-            return self._speak(["Nothing to undo."])
+            return self._speak(["Nothing to undo."], keep=False)
         was_over = self.phase == "game_over"
         undone = self.game.undo()
         self._clear_pending()

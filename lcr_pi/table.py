@@ -146,8 +146,18 @@ class Table:
         if name == "roll":
             self.roll_seen(RollObservation(roll_tokens(argument or ""), source="keyboard"))
         else:
+            if name in CUTS_SPEECH:
+                # What is being said is stale after these (or about to be said again): cut it and
+                # drop the queue, so a player who pressed repeat or undo hears the answer at once.
+                stop = getattr(self.speaker, "stop_talking", None)
+                if stop is not None:
+                    stop()
             self.perform(self.referee.on_action(name, argument))
         return True
+
+
+#: Buttons and keys after which the words still queued are stale: they are cut before the answer.
+CUTS_SPEECH = frozenset({"repeat", "undo", "status", "new_game"})
 
 
 def run_loop(

@@ -395,3 +395,26 @@ def test_a_game_not_begun_by_a_roll_off_does_not_undo_into_an_old_one():
     assert ref.phase == "await_roll" and ref.game.state.first == 2
     ref.on_action("new_game")  # started over mid-game: Cy first again, no roll-off
     assert said(ref.on_action("undo")) == "Nothing to undo." and ref.phase == "await_roll"
+
+
+def test_players_named_by_numbers_are_chosen_by_name():
+    # Found by an audit (2026-12-03): with players called "1" to "4", the page's button for "2" took
+    # a chip from the second name offered ("3").
+    ref = Referee(GameConfig.create(["1", "2", "3", "4"], variant="wild"))
+    ref.start()
+    ref.on_roll(clear("W", ".", "."))
+    assert ref.phase == "await_decision"
+    ref.on_action("choose", "2")
+    assert ref.game.state.chips == (4, 2, 3, 3)
+
+
+def test_repeat_after_a_stray_press_repeats_the_game_not_the_reply():
+    ref = table()
+    ref.on_roll(clear("L", ".", "C"))
+    for stray in (("confirm", None), ("choose", None), ("choose", "Bob")):
+        ref.on_action(*stray)
+        assert said(ref.on_action("repeat")).startswith("Ann rolled L, dot, C."), stray
+    undone = Referee(GameConfig.create(PLAYERS))
+    undone.start()
+    undone.on_action("undo")  # nothing to undo yet
+    assert "roll three dice" in said(undone.on_action("repeat"))

@@ -199,3 +199,26 @@ def test_a_full_card_while_keeping_a_rolls_photo_is_said_once_and_the_roll_is_an
     assert "Ann rolled L, dot, C." in speaker.spoken and "Bob rolled R, dot, dot." in speaker.spoken
     warnings = [s for s in speaker.spoken if s.startswith("Warning:")]
     assert len(warnings) == 1 and "No space left on device" in warnings[0]
+
+
+def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
+    # Found by an audit (2026-12-03): after a roll and an undo the stale "Bob, your turn" was still read
+    # out, and each repeat queued the sentences again behind the rest.
+    class CuttableSpeaker(RecordingSpeaker):
+        def __init__(self):
+            super().__init__()
+            self.cuts = 0
+
+        def stop_talking(self):
+            self.cuts += 1
+
+    speaker = CuttableSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker)
+    table.start()
+    table.action("roll", "L . C")
+    assert speaker.cuts == 0  # a roll does not cut the words before it
+    for name in ("undo", "repeat", "status", "new_game"):
+        table.action(name)
+    assert speaker.cuts == 4
+    table.action("confirm")
+    assert speaker.cuts == 4
