@@ -305,11 +305,16 @@ def test_without_gpio_on_this_computer_every_button_is_off_and_said_once(tmp_pat
 
 
 class SlowTyping(io.StringIO):
-    """Lines typed with a pause before each, so that speech has time to fail before the next."""
+    """Lines typed with a pause before each, so that speech has time to fail before the next; a
+    terminal (``isatty``) unless ``terminal`` is False (the service's input is /dev/null)."""
 
-    def __init__(self, text, pause_s):
+    def __init__(self, text, pause_s, terminal=True):
         super().__init__(text)
         self.pause_s = pause_s
+        self.terminal = terminal
+
+    def isatty(self):
+        return self.terminal
 
     def __iter__(self):
         while line := self.readline():
@@ -317,10 +322,11 @@ class SlowTyping(io.StringIO):
             yield line
 
 
-def run_night(monkeypatch, tmp_path, typed: str, *, config_text: str, dice="keyboard", camera=None, pause_s=0.0):
+def run_night(monkeypatch, tmp_path, typed: str, *, config_text: str, dice="keyboard", camera=None, pause_s=0.0,
+              terminal=True):
     config = tmp_path / "lcr-pi.toml"
     config.write_text(config_text)
-    monkeypatch.setattr(sys, "stdin", SlowTyping(typed, pause_s))
+    monkeypatch.setattr(sys, "stdin", SlowTyping(typed, pause_s, terminal))
     argv = ["run", "--config", str(config), "--dice", dice, "--new"] + (["--camera", camera] if camera else [])
     return run_command.run(cli.build_parser().parse_args(argv))  # the real options, whatever run adds later
 
@@ -348,6 +354,12 @@ def test_no_camera_means_a_spoken_warning_and_typed_rolls(tmp_path, monkeypatch,
     assert lost.endswith("I keep trying; you can type the rolls meanwhile.")
     assert "SAY: Ann rolled L, dot, C." in out  # the typed roll was played
     assert any("camera lost" in r.getMessage() for r in caplog.records)
+    # Under the service there is no keyboard to type on: the table is not sent looking for one
+    # (found by an audit, 2026-12-03).
+    assert run_night(monkeypatch, tmp_path, "quit\n", config_text=base_config(tmp_path), dice="camera",
+                     camera=str(tmp_path / "no-camera"), terminal=False) == 0
+    [lost] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("SAY: The camera has stopped")]
+    assert lost.endswith("I keep trying; the game waits for it.")
 
 
 def test_no_dice_reader_means_typed_rolls_and_says_why(tmp_path, monkeypatch, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import replace
 
 from lcr_pi.camera_dice import encode_evidence
@@ -156,8 +157,13 @@ def _camera_dice(settings, night):
     def open_camera():
         return open_frame_source(cam.source, width=cam.width, height=cam.height, controls=controls)
 
+    # Under the service there is no keyboard (input is /dev/null): offering to type the rolls would
+    # send the table looking for one.
+    typing = bool(getattr(sys.stdin, "isatty", lambda: False)())
+
     def lost(reason):
-        night.speaker.say(f"The camera has stopped ({reason}). I keep trying; you can type the rolls meanwhile.")
+        meanwhile = "you can type the rolls meanwhile" if typing else "the game waits for it"
+        night.speaker.say(f"The camera has stopped ({reason}). I keep trying; {meanwhile}.")
 
     def back():
         night.speaker.say("The camera is back.")
