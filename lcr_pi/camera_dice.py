@@ -16,7 +16,7 @@ import numpy as np
 from lcr_pi.referee import RollObservation
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.reader import doubted_dice
-from lcr_pi.vision.settle import SettleDetector
+from lcr_pi.vision.settle import SettleDetector, is_black
 
 _VERDICT_COLOURS = {"clear": (60, 200, 60), "unsure": (0, 170, 255), "cocked": (0, 0, 255)}
 
@@ -28,7 +28,8 @@ class CameraDice:
 
     * dice left lying where the last roll's dice lay (:func:`left_lying`): a player took a die out
       (to roll the two their chips allow, or because the referee asked), and the rest has not been
-      picked up yet. Nothing is said; the throw that follows is read.
+      picked up yet, or an arm resting over some of them. Nothing is said; the throw that follows
+      is read. At a start or a restart the dice already lying in the tray count as the last roll's.
     * a blurred frame (the reader's ``obstructed``: the camera shook, or a die was still spinning):
       the settle detector is asked for another still frame of the same rest, up to
       :attr:`BLURRED_LOOKS` times; then the referee hears an unsure reading that says the picture
@@ -44,6 +45,8 @@ class CameraDice:
         self.settle = settle or SettleDetector()
         self._lying: tuple = ()  # the dice of the last reading passed on: where they lay, what they showed
         self._blurred = 0  # blurred readings in a row
+        self._frames_seen = 0  # until the dice lying at the start are known (None once they are)
+        self._quiet: np.ndarray | None = None  # the last quiet frame while they are not
 
     @property
     def exhausted(self) -> bool:
@@ -54,6 +57,21 @@ class CameraDice:
         if frame is None:
             return None
         update = self.settle.update(frame)
+        if self._frames_seen is not None:
+            # At a start or a restart the dice lying in the tray are the last roll's, read before:
+            # they are read once, as dice left lying, when the camera has had a few quiet frames to
+            # settle its exposure, or from the last quiet frame when something moves before that
+            # (found by a review: after a restart, a die taken out of the last roll's three left two
+            # that were announced as a roll).
+            if update.state == "quiet" and not is_black(frame):
+                self._frames_seen += 1
+                self._quiet = frame
+                if self._frames_seen >= SETTLING_FRAMES:
+                    self._learn_lying(frame)
+                return None
+            if self._quiet is not None:
+                self._learn_lying(self._quiet)
+            self._frames_seen = None
         if update.state != "settled":
             return None
         reading = self.read(update.frame)
@@ -62,18 +80,27 @@ class CameraDice:
             if self._blurred < self.BLURRED_LOOKS:
                 self.settle.reset()  # read the next still frame of this rest again
                 return None
-            reading = replace(reading, verdict="unsure", message=(
+            # Asked, not settled by the moves of its faces: the reader says this picture cannot be trusted.
+            reading = replace(unsettled(reading), verdict="unsure", message=(
                 "The picture of the dice stays blurred: is the camera steady and in focus?"))
         self._blurred = 0
         if left_lying(reading, self._lying):
-            self._lying = reading.dice
-            return None
+            return None  # every die that lay is kept: one hidden now (under an arm) may show again
         self._lying = reading.dice
         return observe(reading, update.frame)
 
 
+    def _learn_lying(self, frame: np.ndarray) -> None:
+        self._frames_seen, self._quiet = None, None
+        first = self.read(frame)
+        if first.verdict in ("clear", "unsure", "cocked"):
+            self._lying = first.dice
+
+
 #: A die lies where another lay when their centres are closer than this share of its side.
 SAME_PLACE = 0.35
+#: Quiet frames at a start before the dice lying in the tray are read (the camera's exposure settles).
+SETTLING_FRAMES = 10
 
 
 def left_lying(reading, before) -> bool:

@@ -1,7 +1,9 @@
 """Settle detection: watch the preview stream and say when the dice have come to rest.
 
 The reader is asked about a frame only after the dice stopped moving and no hand is over the tray,
-and only once per roll. The check runs on every preview frame, so it works on a small grey copy of
+and only once per still scene (something that stays still at the edge for ``patience`` frames is no
+hand, and that scene is reported like any other; :class:`~lcr_pi.camera_dice.CameraDice` then knows
+dice left lying from a roll). The check runs on every preview frame, so it works on a small grey copy of
 the frame (:data:`WORK_WIDTH` pixels wide, shrunk straight from the colour frame and smoothed so
 sensor noise and JPEG shimmer melt away): a resize and a few small array operations, about 0.3-0.6 ms
 for a 1280x960 frame on one core here. The heavier checks (a hand? a new scene?) run only on a frame
@@ -118,7 +120,8 @@ class SettleDetector:
         self._scale = 1.0  # work pixels per frame pixel
 
     def reset(self) -> None:
-        """Forget the last read scene (after an undo or a request to roll again the same dice may return)."""
+        """Forget the last read scene, so that the next still scene is reported even if it is the same
+        (:class:`~lcr_pi.camera_dice.CameraDice` asks for this when the reader found the frame blurred)."""
         self._last_read = None
         self._armed = True
         self._still = 0

@@ -1458,7 +1458,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
 
     # The reader's could_be (the faces a die doubted only for its face may show, which the referee
     # may settle by their move) names faces of the dice it knows; with a taught design on the table
-    # they may be that design's faces misread, so with a taught set no doubt is settled so.
+    # they may be that design's faces misread, so with a taught set no doubt is settled so (but for
+    # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = replace(reading, dice=tuple(replace(d, could_be=()) for d in reading.dice))
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
@@ -1485,7 +1486,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         settled.append(t)
     found = settled
     if not found:
-        if named:
+        if named and reading.verdict != "obstructed":  # a blurred picture stays blurred
             dice = [_one_or_dot(d, named[id(d)]) if id(d) in named else d for d in reading.dice]
             unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
             return replace(reading, dice=tuple(dice), **verdict_for(dice, unsure, [i for i, d in enumerate(dice) if d.cocked]))

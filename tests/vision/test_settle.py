@@ -225,3 +225,18 @@ def test_a_region_given_for_another_frame_size_is_fitted_to_the_frames():
     for region, size in ((doubled, (1600, 900)), ((5000, 5000, 6000, 6000), None)):
         detector = SettleDetector(region=region, die_px=50.0, size=size)
         assert len(reports(detector, frames)) == 1 and detector.region is None and detector.die_px is None
+
+
+def test_a_hand_that_trembles_now_and_then_stays_a_hand():
+    # The patience counts still frames in a row: a real hand moves a little now and then, and each
+    # move starts the count again, so a hovering hand is never read (found missing by a review).
+    frames, scene = roll_sequence(np.random.default_rng(3), size=(640, 480), n_frames=30, hand=True)
+    first, last = scene.style["sequence"]["hand_frames"]
+    hover = (first + last) // 2
+    assert hand_visible(frames, hover)
+    shifted = np.roll(frames[hover], 3, axis=1)  # the hand (and all) a few pixels over
+    trembling = []
+    for _ in range(6):
+        trembling += [frames[hover]] * 15 + [shifted]
+    got = states(SettleDetector(patience=20), frames[:hover + 1] + trembling)
+    assert "settled" not in got[hover + 1:] and got.count("obstructed") >= 40, got

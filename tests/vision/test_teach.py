@@ -320,6 +320,28 @@ def test_a_readers_one_on_a_taught_dot_face_is_a_one_or_a_dot(painted):
     assert named >= 3 and asked >= 1, (named, asked)
 
 
+def test_a_blurred_picture_stays_blurred_when_the_taught_set_agrees_up_to_one_or_dot(painted):
+    # Found by a review (2026-12-03): where every taught die agreed with the reader up to "1" or "dot",
+    # the verdict was redone and a blurred ("obstructed") reading came out announceable.
+    taught, scenes = painted
+    checked = 0
+    for image, scene in scenes:
+        if not any(d.face == "dot" for d in scene.dice):
+            continue
+        dice = tuple(DieReading("1" if d.face == "dot" else d.face, 0.99, d.box, detector_corners(d),
+                                tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice)
+        blurred = Reading(dice, "obstructed", tuple(range(len(dice))), "The picture is blurred.", kind="pip")
+
+        class Blurred:
+            def read(self, frame, *, dice_kind="auto", calibration=None):
+                return blurred
+
+        reading = TaughtReader(Blurred(), taught).read(image, dice_kind="auto")
+        checked += 1
+        assert reading.verdict == "obstructed", reading
+    assert checked >= 3
+
+
 def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(painted):
     taught, scenes = painted
     image, scene = scenes[0]
