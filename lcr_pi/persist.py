@@ -36,6 +36,31 @@ def write_atomic(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def check_writable(path: str | Path, what: str) -> Path:
+    """Check that a file can be written at ``path`` (its folder made if need be) before the work that
+    produces it; a :class:`UserError` names the path and the problem.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> check_writable(folder / "a" / "t.json", "the calibration").name
+    't.json'
+    >>> check_writable(folder, "the calibration")
+    Traceback (most recent call last):
+    ...
+    lcr_pi.errors.UserError: cannot save the calibration to ... : it is a folder; give a file name
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise UserError(f"cannot save {what} to {path} : it is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(f"cannot save {what} to {path} ({exc.strerror or exc})") from None
+    return path
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -120,3 +120,28 @@ def test_typed_leaning_marks_are_parsed():
     assert parse_roll("6*, 4") == (("6", "4"), (True, False))
     with pytest.raises(UserError, match=r"'\*' is not a face"):
         parse_roll("6 *")
+
+
+def test_an_output_that_cannot_hold_a_roll_folder_is_named_before_the_first_roll(tmp_path, two_rolls):
+    # Found by an audit (2026-12-03): a file, a path under a file, or a labels.jsonl that is a folder
+    # gave a traceback, the last after the player had typed the first roll.
+    frames, _ = two_rolls
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "odd" / "labels.jsonl").mkdir(parents=True)
+    for out, problem in ((tmp_path / "afile", "cannot capture into"), (tmp_path / "afile" / "sub", "cannot capture into"),
+                         (tmp_path / "odd", "is not a file")):
+        asked = []
+        with pytest.raises(UserError, match=problem):
+            capture(ListSource(frames), None, out, ask=asked.append, say=lambda s: None)
+        assert asked == []
+
+
+def test_a_roll_is_added_on_a_line_of_its_own_after_a_torn_last_line(tmp_path, two_rolls):
+    frames, _ = two_rolls
+    out = tmp_path / "mine"
+    capture(ListSource(frames[:24]), None, out, ask=lambda p: "2 5", say=lambda s: None)
+    labels = out / "labels.jsonl"
+    labels.write_text(labels.read_text() + '{"image": "images/9')  # a power cut tore the last line
+    capture(ListSource(frames[24:]), None, out, ask=lambda p: "6 3", say=lambda s: None)
+    lines = labels.read_text().splitlines()
+    assert len(lines) == 3 and json.loads(lines[2])["faces"] == ["6", "3"]

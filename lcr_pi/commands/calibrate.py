@@ -15,6 +15,8 @@ import sys
 import time
 
 from lcr_pi.errors import UserError
+from lcr_pi.persist import check_writable
+from lcr_pi.settings import CALIBRATION_DIR
 
 HELP = "Find the tray, measure the dice and lock the camera's exposure; save calibration/table.json."
 
@@ -26,7 +28,8 @@ def add_arguments(parser) -> None:
     src.add_argument("--image", metavar="FILE", default=None, help="calibrate from one picture of the tray instead")
     parser.add_argument("--empty", metavar="FILE", default=None,
                         help="with --image: a picture of the empty tray from the same camera, kept as the reference")
-    parser.add_argument("--out", default="calibration/table.json", help="where to save (default: %(default)s)")
+    parser.add_argument("--out", default=str(CALIBRATION_DIR / "table.json"),
+                        help="where to save (default: %(default)s, where lcr-pi run looks)")
     parser.add_argument("--tray", metavar="x0,y0,x1,y1", default=None, help="the tray box in pixels, instead of finding it")
     parser.add_argument("--die-px", type=float, default=None, help="the dice's top-face side in pixels, instead of measuring it")
     parser.add_argument("--width", type=int, default=1280, help="camera frame width (default: %(default)s)")
@@ -85,6 +88,7 @@ def run(args) -> int:
     from lcr_pi.vision.calibration import locked_controls, make_calibration, save_calibration
     from lcr_pi.vision.dataset import read_image
 
+    check_writable(args.out, "the calibration")  # before the camera steps, not after them
     tray = parse_box(args.tray) if args.tray else None
     controls: dict = {}
     if args.empty and not args.image:

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 from lcr_pi.errors import UserError
+from lcr_pi.persist import check_writable
+from lcr_pi.settings import CALIBRATION_DIR
 
 HELP = "Save settled camera frames into a labelled roll folder, asking for the faces (for lcr-pi eval)."
 
@@ -29,7 +31,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--camera", metavar="SOURCE", default="auto",
                         help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
     parser.add_argument("--kind", choices=["auto", "pip", "lcr", "wild"], default="auto", help="which dice are rolled")
-    parser.add_argument("--calibration", default="calibration/table.json", help="tray calibration, if made (default: %(default)s)")
+    parser.add_argument("--calibration", default=str(CALIBRATION_DIR / "table.json"),
+                        help="tray calibration, if made (default: %(default)s)")
     parser.add_argument("--models", default=None, help="folder with the reader's model files")
     parser.add_argument("--limit", type=int, default=None, help="stop after N saved rolls")
     parser.add_argument("--width", type=int, default=1280)
@@ -80,8 +83,14 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
 
     out = Path(out)
     images = out / "images"
-    images.mkdir(parents=True, exist_ok=True)
     labels = out / "labels.jsonl"
+    try:  # before the first roll is asked for, not after a player typed it
+        images.mkdir(parents=True, exist_ok=True)
+        if labels.exists() and not labels.is_file():
+            raise UserError(f"{labels} is not a file: give another folder to capture into")
+        check_writable(labels, "the labels")
+    except OSError as exc:
+        raise UserError(f"cannot capture into {out} ({exc.strerror or exc})") from None
     settle = settle or SettleDetector()
     saved = 0
     index = next_index(images)
@@ -124,11 +133,20 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
         name = f"images/{index:04d}.jpg"
         if not cv2.imwrite(str(out / name), update.frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
             raise UserError(f"could not write {out / name}")
-        with labels.open("a", encoding="utf-8") as f:
-            record = {"image": name, "faces": list(faces), "reader": list(guess)}
-            if any(leaning):
-                record["cocked"] = list(leaning)
-            f.write(json.dumps(record) + "\n")
+        record = {"image": name, "faces": list(faces), "reader": list(guess)}
+        if any(leaning):
+            record["cocked"] = list(leaning)
+        try:
+            with labels.open("a+b") as f:
+                line = (json.dumps(record) + "\n").encode("utf-8")
+                # A line torn by a power cut is left as it is; ours starts on a line of its own.
+                if f.seek(0, 2) > 0:
+                    f.seek(-1, 2)
+                    if f.read(1) != b"\n":
+                        line = b"\n" + line
+                f.write(line)
+        except OSError as exc:
+            raise UserError(f"cannot write {labels} ({exc.strerror or exc})") from None
         say(f"saved {name}: {_shown(faces, leaning)}")
         index += 1
         saved += 1

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from lcr_pi.errors import UserError
+from lcr_pi.persist import check_writable
+from lcr_pi.settings import CALIBRATION_DIR
 
 HELP = "Teach the reader a dice design from a few views of each face (camera or a labelled folder)."
 
@@ -24,7 +26,8 @@ def add_arguments(parser) -> None:
                      help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
     src.add_argument("--folder", metavar="DIR", default=None, help="a labelled roll folder of the dice instead")
     parser.add_argument("--name", required=True, help="a name for the dice design, e.g. star-dice")
-    parser.add_argument("--out", default=None, help="where to save (default: calibration/teach-NAME.npz)")
+    parser.add_argument("--out", default=None,
+                        help=f"where to save (default: {CALIBRATION_DIR}/teach-NAME.npz, where lcr-pi run looks)")
     parser.add_argument("--kind", choices=["pip", "lcr", "wild"], default=None,
                         help="which faces the dice have (default: lcr from the camera, guessed from a folder)")
     parser.add_argument("--views", type=int, default=5, help="views of each face to take from the camera (default: %(default)s)")
@@ -136,7 +139,8 @@ def run(args) -> int:
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.teach import KIND_FACES, save_taught, teach
 
-    out = Path(args.out) if args.out else Path("calibration") / f"teach-{args.name}.npz"
+    out = Path(args.out) if args.out else CALIBRATION_DIR / f"teach-{args.name}.npz"
+    check_writable(out, "the taught dice")  # before the teaching, not after it
     if not 1 <= args.views <= 20:
         raise UserError(f"--views {args.views}: give 1 to 20 views of each face")
     if args.folder:

@@ -186,11 +186,19 @@ def make_calibration(image: np.ndarray, *, tray: Box | None = None, die_px: floa
     """
     h, w = image.shape[:2]
     measured = measure_die_px(reading) if reading is not None else None
+    if die_px is not None and not (isinstance(die_px, (int, float)) and math.isfinite(die_px)
+                                   and MIN_DIE_PX <= die_px <= max(w, h) / 3):
+        raise UserError(f"die size {die_px!r} is not a die's top face in a {w}x{h} frame: give its side in pixels, "
+                        f"{MIN_DIE_PX:g} to {max(w, h) / 3:g}")
     die = float(die_px) if die_px else measured
     if tray is not None:
         x0, y0, x1, y1 = (int(v) for v in tray)
         if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
             raise UserError(f"tray {x0},{y0},{x1},{y1} is not a box inside the {w}x{h} frame (x0,y0,x1,y1)")
+        least = 2 * die if die else 16
+        if min(x1 - x0, y1 - y0) < least:
+            raise UserError(f"tray {x0},{y0},{x1},{y1} is too small to roll dice in: give a box at least "
+                            f"{least:g} pixels wide and high (two dice)")
         region = TrayRegion((x0, y0, x1, y1), "manual")
         box = region.box
     else:
@@ -234,17 +242,27 @@ def save_calibration(calibration: Calibration, path: str | Path, reference: np.n
 
     ``reference_empty``: the reader found no dice in ``reference``, so the game may use it to read
     only the part of the tray that changed (see :func:`changed_region`)."""
+    from lcr_pi.persist import write_atomic
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if reference is not None:
-        name = f"{path.stem}-empty.png"
-        if not cv2.imwrite(str(path.parent / name), reference):
-            raise UserError(f"{path.parent / name}: could not write the reference image")
-        calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty))
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(calibration.to_json(), indent=2) + "\n")
-    tmp.replace(path)
+    try:
+        if path.is_dir():
+            raise UserError(f"{path} is a folder: give the calibration file's name (e.g. {path / 'table.json'})")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if reference is not None:
+            name = f"{path.stem}-empty.png"
+            ok, png = cv2.imencode(".png", reference)
+            if not ok:
+                raise UserError(f"{path.parent / name}: could not encode the reference image")
+            write_atomic(path.parent / name, png.tobytes())
+            calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty))
+        write_atomic(path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot save the calibration to {path} ({exc.strerror or exc})") from None
     return path
+
+
+MIN_DIE_PX = 4.0  # a die's top face smaller than this many pixels cannot be read
 
 
 def _number(value, where: str, *, positive: bool = True) -> float:
@@ -275,9 +293,13 @@ def parse_calibration(data, name: str) -> Calibration:
     outline = tray.get("outline") or []
     if not isinstance(outline, list) or not all(isinstance(p, list) and len(p) == 2 for p in outline):
         raise UserError(f"{name}: 'tray.outline' must be a list of [x, y] points")
+    outline = [[int(_number(v, f"{name}: 'tray.outline'", positive=False)) for v in p] for p in outline]
     die_px = data.get("die_px")
     if die_px is not None:
         die_px = _number(die_px, f"{name}: 'die_px'")
+        if not MIN_DIE_PX <= die_px <= max(width, height) / 3:
+            raise UserError(f"{name}: 'die_px' {die_px:g} is not a die's size in a {width}x{height} frame "
+                            f"({MIN_DIE_PX} to {max(width, height) / 3:g} pixels)")
     controls = data.get("camera_controls") or {}
     if not isinstance(controls, dict):
         raise UserError(f"{name}: 'camera_controls' must be an object of picamera2 controls")

@@ -807,6 +807,13 @@ def teach(examples: dict[str, list[np.ndarray]], *, name: str, kind: str | None 
 
 def save_taught(taught: TaughtSet, path: str | Path) -> Path:
     path = Path(path)
+    try:
+        return _save_taught(taught, path)
+    except OSError as exc:
+        raise UserError(f"cannot save the taught dice to {path} ({exc.strerror or exc})") from None
+
+
+def _save_taught(taught: TaughtSet, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"version": taught.version, "name": taught.name, "kind": taught.kind, "scale": taught.scale,
             "views": taught.views, "created": taught.created, "descriptor": DESCRIPTOR, "body": list(taught.body),
@@ -835,7 +842,9 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
             crop_faces = tuple(str(f) for f in data["crop_faces"]) if "crop_faces" in data.files else ()
     except KeyError:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        if "pickle" in str(exc):  # numpy's advice to load unsafely is not for a player
+            raise UserError(f"{path}: corrupt taught dice file (it is no archive of arrays): teach again") from None
         raise UserError(f"{path}: corrupt taught dice file ({exc})") from None
     if not isinstance(meta, dict):
         raise UserError(f"{path}: 'meta' must be a JSON object, not {meta!r}")
@@ -852,8 +861,12 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
     if not np.isfinite(desc).all():
         raise UserError(f"{path}: descriptors hold NaN or infinite values: teach again")
     kind = meta.get("kind")
-    if kind not in KIND_FACES:
+    if not isinstance(kind, str) or kind not in KIND_FACES:
         raise UserError(f"{path}: unknown dice kind {kind!r}")
+    views = meta.get("views", {})
+    if not (isinstance(views, dict) and all(isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)
+                                            and n >= 0 for f, n in views.items())):
+        raise UserError(f"{path}: bad 'views' {views!r} (expected, per face, how many views were taught)")
     counts = Counter(faces)
     per_view = VARIANTS_PER_VIEW
     short = [f"{f} ({counts.get(f, 0) // per_view})" for f in KIND_FACES[kind] if counts.get(f, 0) // per_view < min_views]
@@ -876,7 +889,7 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
         raise UserError(f"{path}: 'crops' must be N x {CROP_SIZE} x {CROP_SIZE} x 3 bytes with a face of {kind} dice "
                         f"each in 'crop_faces' (got {crops.shape} {crops.dtype}, {len(crop_faces)} faces): teach again")
     return TaughtSet(name=str(meta.get("name", path.stem)), kind=kind, descriptors=desc, faces=faces,
-                     scale=float(scale), views=dict(meta.get("views", {})), created=str(meta.get("created", "")),
+                     scale=float(scale), views=dict(views), created=str(meta.get("created", "")),
                      version=int(version), body=tuple(float(v) for v in body),
                      confusion={g: {f: float(v) for f, v in row.items()} for g, row in confusion.items()},
                      crops=crops, crop_faces=crop_faces)

@@ -321,6 +321,12 @@ GOOD = {"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 47
     (json.dumps(GOOD | {"die_px": "big"}), "'die_px' must be a number"),
     (json.dumps(GOOD | {"camera_controls": [1]}), "'camera_controls' must be an object"),
     (json.dumps(GOOD | {"reference_empty": "yes"}), "'reference_empty' must be true or false"),
+    # Found by an audit (2026-12-03): these crashed lcr-pi run and doctor with a traceback.
+    (json.dumps(GOOD | {"tray": {"box": [10, 10, 600, 470], "outline": [["a", "b"]]}}), "'tray.outline' must be a number"),
+    (json.dumps(GOOD | {"tray": {"box": [10, 10, 600, 470], "outline": [[None, 1]]}}), "'tray.outline' must be a number"),
+    ('{"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 470], "outline": [[1e400, 1]]}}',
+     "'tray.outline' must be a number"),
+    (json.dumps(GOOD | {"die_px": 1e300}), "is not a die's size in a 640x480 frame"),
 ])
 def test_a_bad_calibration_file_is_named_with_its_problem_and_the_game_falls_back(tmp_path, text, problem):
     path = write(tmp_path, text)
@@ -369,6 +375,38 @@ def test_calibrate_command_from_an_image(tmp_path, capsys):
     assert "none.png" in capsys.readouterr().err
     assert main(["calibrate", "--empty", str(image), "--out", str(out)]) == 2
     assert "--empty goes with --image" in capsys.readouterr().err
+
+
+def test_calibrate_refuses_a_die_size_or_tray_that_cannot_be_and_an_output_that_is_a_folder(tmp_path, capsys):
+    # Found by an audit (2026-12-03): nan and inf crashed, -5 and 1e300 were saved (1e300 then crashed
+    # lcr-pi run), a 3-pixel tray was saved and never saw a roll, and --out a folder gave a traceback.
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), np.full((480, 640, 3), 90, np.uint8))
+    out = tmp_path / "cal" / "table.json"
+    for die_px in ("nan", "inf", "-5", "1e300", "2"):
+        assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,600,460",
+                     "--die-px", die_px]) == 2, die_px
+        assert "is not a die's top face in a 640x480 frame" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "0,0,3,3", "--die-px", "40"]) == 2
+    assert "too small to roll dice in" in capsys.readouterr().err
+    assert not out.exists()
+    (tmp_path / "folder").mkdir()
+    assert main(["calibrate", "--image", str(image), "--out", str(tmp_path / "folder"), "--tray", "20,30,600,460",
+                 "--die-px", "40"]) == 2
+    err = capsys.readouterr().err
+    assert "it is a folder" in err and "Traceback" not in err
+    (tmp_path / "afile").write_text("x")
+    assert main(["calibrate", "--image", str(image), "--out", str(tmp_path / "afile" / "t.json"), "--tray",
+                 "20,30,600,460", "--die-px", "40"]) == 2
+    assert "cannot save the calibration" in capsys.readouterr().err
+
+
+def test_calibrate_writes_where_the_game_looks_by_default():
+    from lcr_pi.cli import build_parser
+    from lcr_pi.settings import CALIBRATION_DIR, ReaderSettings
+
+    args = build_parser().parse_args(["calibrate", "--image", "x.png"])
+    assert args.out == str(CALIBRATION_DIR / "table.json") == str(ReaderSettings().calibration_path())
 
 
 def test_calibrate_keeps_the_empty_tray_as_a_guide_only_when_the_reader_sees_no_dice_in_it(tmp_path, capsys):

@@ -543,6 +543,15 @@ def test_teach_files_with_wrong_contents_are_named(painted, tmp_path):
                    "crops": taught.crops[:, :20], "crop_faces": np.array(taught.crop_faces)}, "'crops' must be N x 48 x 48 x 3"),
         "crop faces": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces), "meta": np.array(json.dumps(meta)),
                         "crops": taught.crops, "crop_faces": np.array(["6"] * len(taught.crops))}, "'crops' must be"),
+        # Found by an audit (2026-12-03): these crashed lcr-pi run and doctor with a traceback.
+        "views": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                   "meta": np.array(json.dumps(meta | {"views": "abc"}))}, "bad 'views' 'abc'"),
+        "views list": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                        "meta": np.array(json.dumps(meta | {"views": [1, 2]}))}, "bad 'views' [1, 2]"),
+        "kind list": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                       "meta": np.array(json.dumps(meta | {"kind": ["lcr"]}))}, "unknown dice kind ['lcr']"),
+        "faces 0-d": ({"descriptors": taught.descriptors, "faces": np.array("L"), "meta": np.array(json.dumps(meta))},
+                      "corrupt taught dice file"),
     }
     for name, (arrays, problem) in cases.items():
         path = tmp_path / f"{name}.npz"
@@ -550,6 +559,14 @@ def test_teach_files_with_wrong_contents_are_named(painted, tmp_path):
         with pytest.raises(UserError) as err:
             load_taught(path)
         assert str(path) in str(err.value) and problem in str(err.value), name
+
+
+def test_random_bytes_are_not_a_taught_set_and_the_message_does_not_suggest_unsafe_loading(tmp_path):
+    path = tmp_path / "teach-x.npz"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(UserError) as err:
+        load_taught(path)
+    assert str(path) in str(err.value) and "allow_pickle" not in str(err.value)
 
 
 def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
