@@ -186,8 +186,8 @@ def check_pins(settings: Settings, names: Sequence[str], factory) -> Check:
         return Check("pins", "SKIP", "no GPIO pins in the settings ([gpio] section)")
     problems = []
     gpio = settings.gpio
-    if gpio.seat_leds and len(gpio.seat_leds) < len(names):
-        problems.append(f"gpio.seat_leds has {len(gpio.seat_leds)} pins for {len(names)} players: give one per seat")
+    few = (f"gpio.seat_leds has {len(gpio.seat_leds)} pins for {len(names)} players: the seats past the last "
+           "LED have none (the game still lights the others)") if gpio.seat_leds and len(gpio.seat_leds) < len(names) else ""
     if gpio.seat_leds and gpio.centre_led is None:
         problems.append("gpio.centre_led is missing: give the pin of the pot's LED")
     try:
@@ -196,9 +196,9 @@ def check_pins(settings: Settings, names: Sequence[str], factory) -> Check:
         problems.insert(0, str(exc))
         resolved = {}
     if problems:
-        return Check("pins", "FAIL", "; ".join(problems))
-    return Check("pins", "PASS", f"{len(resolved)} pins, each used once: "
-                                 + ", ".join(f"{use} {pin}" for use, pin in resolved.items()))
+        return Check("pins", "FAIL", "; ".join(problems + ([few] if few else [])))
+    listed = f"{len(resolved)} pins, each used once: " + ", ".join(f"{use} {pin}" for use, pin in resolved.items())
+    return Check("pins", "WARN", f"{few}; {listed}") if few else Check("pins", "PASS", listed)
 
 
 def check_leds(settings: Settings, names: Sequence[str], factory, say: Callable[[str], None], *,

@@ -20,6 +20,7 @@ from lcr_pi.inputs import ActionQueue
 from lcr_pi.inputs.buttons import TableButtons, button_pins
 from lcr_pi.inputs.keyboard import KeyboardInput
 from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
+from lcr_pi.announce import join_names
 from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, validate_voice
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
@@ -29,13 +30,18 @@ from lcr_pi.stats import odds_for_state, prepare
 log = logging.getLogger("lcr_pi.night")
 
 
+MOCK_SEAT_LEDS = 25  # seat LEDs the terminal draws on the mock board (GPIO 2-26; 27 is the pot's)
+
+
 class TerminalLights:
     """LEDs drawn in the terminal: real gpiozero LEDs on mock pins, printed after each change."""
 
     def __init__(self, names, *, stream=None, pin_factory=None, fast: bool = False):
         self.names = list(names)
         self.stream = stream or sys.stdout
-        n = len(self.names)
+        # The mock board has the Pi's GPIO 2-27: 25 seats and the pot. A larger table's other seats are
+        # drawn without an LED (found by an audit: 26 players failed with "bad pin 28").
+        n = min(len(self.names), MOCK_SEAT_LEDS)
         timing = dict(blink_on_s=0.02, blink_off_s=0.02, gap_s=0.03, flash_s=0.02, celebrate_s=0.2,
                       attention_s=0.02) if fast else {}
         self.lights = TableLights(list(range(2, 2 + n)), 2 + n, pin_factory=pin_factory or MockFactory(),
@@ -129,13 +135,16 @@ def make_lights(settings: Settings, names, problems: list[str], *, terminal_fall
     gpio = settings.gpio
     if gpio.enabled and gpio.seat_leds:
         try:
-            if len(gpio.seat_leds) != len(names):
-                raise UserError(
-                    f"gpio.seat_leds has {len(gpio.seat_leds)} pins for {len(names)} players: give one pin per seat"
-                )
             if gpio.centre_led is None:
                 raise UserError("gpio.centre_led is missing: give the pin of the pot's LED")
-            return TableLights(list(gpio.seat_leds), gpio.centre_led, gpio.buzzer, names=list(names))
+            seat_leds = list(gpio.seat_leds)[: len(names)]  # more LEDs than players: the first ones
+            if len(seat_leds) < len(names):
+                # More players than LEDs (the voice setup offers up to 12, the guide wires 6): the
+                # LEDs there are light their seats; the rest play by ear and the page.
+                without = names[len(seat_leds):]
+                problems.append(f"gpio.seat_leds has {len(seat_leds)} pins for {len(names)} players: "
+                                f"{join_names(list(without), 'and')} {'has' if len(without) == 1 else 'have'} no LED")
+            return TableLights(seat_leds, gpio.centre_led, gpio.buzzer, names=list(names))
         except UserError as exc:
             problems.append(f"LEDs are off: {exc}")
     return TerminalLights(names) if terminal_fallback else None

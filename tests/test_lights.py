@@ -192,3 +192,30 @@ def test_bad_counts_and_timings_are_refused(factory):
         TableLights([17, 27, 22], 23, names=["Ann", "Bob"])
     with pytest.raises(UserError, match="blink_on_s must be more than 0 seconds, got 0"):
         TableLights([17, 27], 23, blink_on_s=0)
+
+
+def test_more_players_than_seat_leds_light_the_leds_there_are(factory):
+    # Found by an audit (2026-12-03): seven players with the guide's six seat LEDs turned every LED
+    # off, the centre's too.
+    from lcr_pi.night import make_lights
+    from lcr_pi.settings import parse_settings
+
+    names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus"]
+    settings = parse_settings("[gpio]\nenabled = true\nseat_leds = [17, 27, 22, 5, 6, 13]\ncentre_led = 23\n")
+    problems = []
+    lights = make_lights(settings, names, problems, terminal_fallback=False)
+    try:
+        assert isinstance(lights, TableLights) and len(lights.seats) == 6
+        assert problems == ["gpio.seat_leds has 6 pins for 7 players: Gus has no LED"]
+        lights.show_turn(6)  # Gus: no LED to light, none left lit
+        assert not any(led.is_lit for led in lights.seats)
+        lights.show_turn(2)
+        assert lights.seats[2].is_lit
+        lights.show_moves([ChipMove("L", 6, 0), ChipMove("C", 6, None)], then_turn=0)  # to Ann and the pot
+        assert lights.wait_until_idle(10) and lights.seats[0].is_lit
+        lights.celebrate(6)
+        assert lights.wait_until_idle(10) and lights.centre.is_lit  # Gus won: the pot's LED shows it
+        with pytest.raises(ValueError, match="no seat 7"):
+            lights.show_turn(7)
+    finally:
+        lights.close()

@@ -86,7 +86,9 @@ def make_device(cls: Callable, pin: str, use: str, pin_factory, **options):
 class TableLights:
     """One LED per seat (in seat order), one for the pot, and an optional buzzer.
 
-    Timings are in seconds; tests shorten them. ``names`` only label the pins in error messages.
+    Timings are in seconds; tests shorten them. ``names`` label the pins in error messages; there may
+    be more names than seat LEDs (a table of eight with six LEDs wired): the seats past the last LED
+    have none, and what would light theirs lights nothing.
     """
 
     def __init__(
@@ -106,7 +108,7 @@ class TableLights:
     ):
         if len(seat_pins) < 2:
             raise UserError(f"need an LED pin for each of at least two seats, got {list(seat_pins)!r}")
-        if names is not None and len(names) != len(seat_pins):
+        if names is not None and len(names) < len(seat_pins):
             raise UserError(f"{len(seat_pins)} seat LED pins for {len(names)} players: give one pin per seat")
         for label, value in (("blink_on_s", blink_on_s), ("blink_off_s", blink_off_s), ("gap_s", gap_s),
                              ("flash_s", flash_s), ("celebrate_s", celebrate_s), ("attention_s", attention_s)):
@@ -131,6 +133,7 @@ class TableLights:
             self.close()
             raise
         self.seats: list[LED] = self._devices[: len(seat_pins)]
+        self.n_seats = len(names) if names is not None else len(seat_pins)
         self.centre: LED = self._devices[len(seat_pins)]
         self.buzzer: Buzzer | None = self._devices[-1] if buzzer_pin is not None else None
         self._lock = threading.Lock()
@@ -141,7 +144,7 @@ class TableLights:
     # -- commands: each returns at once and replaces whatever was showing --------------------------------
 
     def show_turn(self, seat: int | None) -> None:
-        """Light ``seat``'s LED steadily, all others off (None: all off)."""
+        """Light ``seat``'s LED steadily, all others off (None, or a seat without an LED: all off)."""
         led = self._seat(seat) if seat is not None else None
         with self._lock:
             self._interrupt()
@@ -158,7 +161,8 @@ class TableLights:
         counts: dict[LED, int] = {}
         for move in moves:
             led = self.centre if move.receiver is None else self._seat(move.receiver)
-            counts[led] = counts.get(led, 0) + 1
+            if led is not None:
+                counts[led] = counts.get(led, 0) + 1
         next_led = self._seat(then_turn) if then_turn is not None else None
         t = self.timing
         steps: list[tuple[Callable[[], None], float]] = []
@@ -170,7 +174,7 @@ class TableLights:
     def celebrate(self, seat: int) -> None:
         """The winner's LED flashes fast for a few seconds (the buzzer beeps with the first three), then
         stays lit."""
-        winner = self._seat(seat)
+        winner = self._seat(seat) or self.centre  # a winner without an LED: the pot's flashes
         t = self.timing
         flashes = max(1, round(t["celebrate"] / (2 * t["flash"])))
         steps: list[tuple[Callable[[], None], float]] = []
@@ -216,10 +220,10 @@ class TableLights:
 
     # -- the sequence player ---------------------------------------------------------------------------
 
-    def _seat(self, seat: int) -> LED:
-        if not 0 <= seat < len(self.seats):
-            raise ValueError(f"no LED for seat {seat}: there are {len(self.seats)} seats")
-        return self.seats[seat]
+    def _seat(self, seat: int) -> LED | None:
+        if not 0 <= seat < self.n_seats:
+            raise ValueError(f"no seat {seat}: there are {self.n_seats} seats")
+        return self.seats[seat] if seat < len(self.seats) else None
 
     def _interrupt(self) -> None:
         """Stop the running sequence and every blink (call with the lock held)."""
@@ -273,10 +277,11 @@ def render_lights(lights: TableLights, names: Sequence[str], centre_name: str = 
     '[Ann ○ ][Bob ● ][Cy ○ ][pot ○ ]'
     >>> lights.close()
     """
-    if len(names) != len(lights.seats):
+    if len(names) < len(lights.seats):
         raise ValueError(f"{len(names)} names for {len(lights.seats)} seat LEDs")
+    leds = [*lights.seats, *[None] * (len(names) - len(lights.seats)), lights.centre]  # seats past the LEDs: none
     labels = [*names, centre_name]
-    cells = [f"[{label} {'●' if led.value else '○'} ]" for label, led in zip(labels, (*lights.seats, lights.centre))]
+    cells = [f"[{label} {'-' if led is None else '●' if led.value else '○'} ]" for label, led in zip(labels, leds)]
     if lights.buzzer is not None and lights.buzzer.value:
         cells.append("[♪]")
     return "".join(cells)
