@@ -248,6 +248,16 @@ def test_the_evidence_photo_is_the_tables_last_one_whatever_the_query(served):
         response, body = client.request("GET", path)
         assert response.status == 200 and response.getheader("Content-Type") == "image/jpeg"
         assert body == JPEG == table.last_evidence.read_bytes()
+    # Found by an audit (2026-12-03): the photo outlived its roll; a screen reader read its caption
+    # after an undo and after a new game.
+    table.action("undo")
+    assert json.loads(client.request("GET", "/board.json")[1])["evidence"] is None
+    table.roll_seen(RollObservation((".", ".", "."), evidence="frame"))
+    assert json.loads(client.request("GET", "/board.json")[1])["evidence"]["faces"] == [".", ".", "."]
+    table.roll_seen(RollObservation(("C", ".", "."), source="keyboard"))  # a typed roll after it: still shown
+    assert json.loads(client.request("GET", "/board.json")[1])["evidence"]["player"] == "Ann"
+    table.action("new_game")
+    assert json.loads(client.request("GET", "/board.json")[1])["evidence"] is None
 
 
 # -- the live stream ------------------------------------------------------------------------------
@@ -408,6 +418,10 @@ def test_malformed_control_requests(served):
     assert response.status == 403
     response, _ = client.request("GET", "/api/action")
     assert response.status == 405
+    for route in ("/api/action", "/api/speech"):  # found by an audit: a 500 and a traceback in the journal
+        response, body = client.request("POST", route, raw=json.dumps({"pin": PIN, "action": "undo"}),
+                                        headers={"Content-Length": "abc"})
+        assert response.status == 400 and b"length" in body
     assert actions.empty()
 
 

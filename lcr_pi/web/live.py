@@ -38,6 +38,7 @@ class LiveBoard:
         self._announcements: collections.deque = collections.deque(maxlen=ANNOUNCEMENTS_KEPT)
         self._said = 0
         self._evidence: dict | None = None
+        self._evidence_of: tuple[int, int] | None = None
         self.evidence_path: Path | None = None
         self._odds_key = None
         self._odds: dict | None = None
@@ -68,6 +69,12 @@ class LiveBoard:
                         "faces": list(out.observation.faces),
                         "player": _last_roller(referee),
                     }
+                    # The photo belongs to this game at this many rolls: undone, or a new game, it goes.
+                    self._evidence_of = (id(referee.game), _rolls(referee))
+            if self._evidence is not None and self._evidence_of != (id(referee.game), _rolls(referee)):
+                game, rolls = self._evidence_of
+                if referee.game is None or id(referee.game) != game or _rolls(referee) < rolls:
+                    self._evidence, self._evidence_of = None, None  # its roll was undone, or another game began
             if key != self._odds_key:
                 self._odds_key, self._odds = key, cached
             self._board = board
@@ -125,6 +132,10 @@ class LiveBoard:
             self._changed.notify_all()
         if self.odds_worker:
             self.odds_worker.stop()
+
+
+def _rolls(referee) -> int:
+    return referee.game.state.rolls if referee.game is not None else 0
 
 
 def _last_roller(referee) -> str | None:
