@@ -348,8 +348,13 @@ def load_settings(path: str | Path | None) -> Settings:
 
 
 def with_players(settings: Settings, players) -> Settings:
-    """The settings with the players replaced (``--players Ann,Bob,Cy`` on the command line)."""
+    """The settings with the players replaced (``--players Ann,Bob,Cy`` on the command line); a mistake
+    in them is the command line's, and is named so (not the settings file's)."""
     game = replace(settings.game, players=tuple(players))
     updated = replace(settings, game=game)
-    updated.game_config()
+    try:
+        GameConfig.create(game.players, starting_chips=game.starting_chips, variant=game.variant,
+                          wild_pip=game.wild_pip)
+    except UserError as exc:
+        raise UserError(f"--players {','.join(players)}: {exc}") from None
     return updated

@@ -99,3 +99,22 @@ def test_an_espeak_that_lists_no_voices_prints_the_words_and_says_why(tmp_path, 
         assert len(problems) == 1 and "espeak-ng lists no voices" in problems[0]
     finally:
         speech.available_voices.cache_clear()  # not the broken one's for the tests after this
+
+
+def test_a_players_mistake_is_the_command_lines_not_the_settings_files(tmp_path, monkeypatch, capsys):
+    # Found by an audit (2026-12-03): "--players Ann,Ann,Bob" was said and printed as "The settings file
+    # has a mistake" when there was no settings file.
+    spoken = []
+
+    class Recorder(speech.PrintSpeaker):
+        def say(self, text):
+            spoken.append(text)
+
+    monkeypatch.setattr(speech, "make_speaker", lambda *a, **k: Recorder())
+    config = tmp_path / "c.toml"
+    config.write_text('[speech]\nengine = "print"\n')
+    for players, problem in (("Ann,Ann,Bob", "two players are called 'Ann'"), ("Ann", "at least 3 players")):
+        assert run_with(config, monkeypatch, "--players", players) == 2
+        err = capsys.readouterr().err
+        assert f"--players {players}: " in err and problem in err and "settings file" not in err
+    assert spoken == []

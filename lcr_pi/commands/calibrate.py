@@ -126,14 +126,20 @@ def run(args) -> int:
     reading = None
     reader = _reader_or_none(args.models) if args.die_px is None or has_empty_picture else None
     if args.die_px is None and reader is not None:
-        reading = reader.read(with_dice)
+        try:
+            reading = reader.read(with_dice)
+        except UserError as exc:  # a picture the reader refuses: say which one
+            raise UserError(f"{args.image or 'the camera picture'}: {exc}") from None
         if not reading.dice:
             print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
     empty_checked = False
     if has_empty_picture and reader is None:
         print("note: the reader is not available to check the empty tray, so it will not guide reading")
     elif has_empty_picture:
-        seen = reader.read(empty).dice
+        try:
+            seen = reader.read(empty).dice
+        except UserError as exc:
+            raise UserError(f"{args.empty or args.image or 'the empty-tray picture'}: {exc}") from None
         empty_checked = not seen
         if seen:
             print(f"note: {len(seen)} {'die' if len(seen) == 1 else 'dice'} seen in the empty-tray picture, so it will not "

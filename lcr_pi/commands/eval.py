@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import time
 
+from lcr_pi.errors import UserError
+
 HELP = "Measure the dice reader on a labelled roll folder (labels.jsonl + images)."
 
 JSON_KEYS = ("die_accuracy", "image_accuracy", "recall", "precision", "unsure_rate",
@@ -47,7 +49,10 @@ def evaluate_folder(folder, read, kind: str = "auto", limit: int | None = None, 
     for item in items:
         frame = read_image(item.image_path)
         start = time.perf_counter()
-        reading = read(frame, dice_kind=kind)
+        try:
+            reading = read(frame, dice_kind=kind)
+        except UserError as exc:  # a picture the reader refuses (too small to hold dice): which one
+            raise UserError(f"{item.image_path}: {exc}") from None
         times.append((time.perf_counter() - start) * 1000)
         score = score_image(item, reading)
         scores.append(score)

@@ -55,10 +55,11 @@ def apply_overrides(settings, args):
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        settings = apply_overrides(load_settings(args.config), args)
+        settings = load_settings(args.config)
     except UserError as exc:
         _say_settings_error(exc)
         raise
+    settings = apply_overrides(settings, args)  # a mistake on the command line is printed, not blamed on the file
     settings, setup_problems = power_on_setup(settings, mode=args.setup)
     if args.players:  # the command line wins over the remembered setup
         settings = with_players(settings, players_option(args))

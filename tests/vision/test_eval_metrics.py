@@ -204,6 +204,15 @@ def test_corrupt_or_empty_image_is_named(tmp_path, content):
         evaluate_folder(tmp_path, ScriptedReader([reading([])]))
 
 
+def test_a_picture_the_reader_refuses_is_named_via_cli(tmp_path, capsys):
+    # Found by an audit (2026-12-03): "frame is too small to hold dice (2000x20 pixels)" without the file.
+    make_folder(tmp_path, [{"faces": ["1"]}])
+    cv2.imwrite(str(tmp_path / "images" / "0.png"), np.full((20, 2000, 3), 90, np.uint8))
+    assert main(["eval", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'images' / '0.png'}: frame is too small to hold dice (2000x20 pixels)" in err
+
+
 def test_label_corrections_fix_the_named_die_only(tmp_path):
     from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
 
