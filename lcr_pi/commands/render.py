@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{out} exists and is not a folder")
     if (out / "labels.jsonl").exists():
         raise UserError(f"{out} already holds a roll folder (labels.jsonl); choose an empty folder")
+    if (out / "images").is_dir() and any((out / "images").iterdir()):
+        # Found by an audit: pictures there (a capture's, without its labels yet) were written over.
+        raise UserError(f"{out / 'images'} already holds pictures; choose an empty folder")
     rng = np.random.default_rng(seed)
 
     def scenes():

@@ -280,6 +280,10 @@ def test_render_command_writes_a_roll_folder(tmp_path, capsys):
     assert main(["render", str(tmp_path / "x"), "--preset", "moon"]) == 2
     err = capsys.readouterr().err
     assert "--size" in err and "--n" in err and "moon" in err
+    (out / "labels.jsonl").unlink()  # pictures without their labels (a capture's, say) are not written over
+    before = (out / "images" / "0000.jpg").read_bytes()
+    assert main(["render", str(out), "--n", "1", "--seed", "9"]) == 2
+    assert "already holds pictures" in capsys.readouterr().err and (out / "images" / "0000.jpg").read_bytes() == before
 
 
 # --------------------------------------------------------------------------------------------
