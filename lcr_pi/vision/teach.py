@@ -761,6 +761,10 @@ def teach(examples: dict[str, list[np.ndarray]], *, name: str, kind: str | None 
     ``min_views`` views; a missing or under-shown face is a :class:`UserError` naming it.
     """
     faces_shown = {f for f, v in examples.items() if v}
+    if not faces_shown:
+        # Not "too few views of face 1 (0), 2 (0) ...": no kind of dice was shown at all.
+        raise UserError(f"teach {name}: no view of any face was taken (every picture was skipped); show one die "
+                        f"at a time, each face at least {min_views} times")
     if kind is None:
         kind = "pip" if faces_shown <= set(KIND_FACES["pip"]) else "wild" if "W" in faces_shown else "lcr"
     if kind not in KIND_FACES:

@@ -504,6 +504,9 @@ def test_too_few_views_of_a_face_is_named():
         teach({"L": [face] * 3, "C": [face] * 3, "R": [face] * 2}, name="x", kind="lcr")
     with pytest.raises(UserError, match="faces 6 are not faces of lcr dice"):
         teach({"L": [face] * 3, "6": [face] * 3}, name="x", kind="lcr")
+    # Every picture skipped: not "too few views of face 1 (0), 2 (0) ..." of a kind nobody showed.
+    with pytest.raises(UserError, match="no view of any face was taken"):
+        teach({}, name="x")
 
 
 @pytest.mark.parametrize("content,problem", [
