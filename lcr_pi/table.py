@@ -67,7 +67,7 @@ class Table:
         self.encode_evidence = encode_evidence
         self.on_words = on_words
         self.clock = clock
-        self._storage_warned = False
+        self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
         self.listeners: list[Callable[[list, Referee], None]] = []
@@ -82,9 +82,11 @@ class Table:
                 self._perform_one(out)
             except (UserError, OSError) as exc:
                 # Only storage raises here (the speaker and the lights handle their own failures):
-                # a full card, a folder left read-only. The game goes on unsaved, and says so.
+                # a full card, a folder left read-only. The game goes on, and says what is not kept.
+                lost = ("the photos of the rolls are not being kept" if isinstance(out, KeepEvidence)
+                        else "it is not being saved")
                 self._storage_problem(str(exc) if isinstance(exc, UserError)
-                                      else f"cannot write to the card ({exc.strerror or exc})")
+                                      else f"cannot write to the card ({exc.strerror or exc})", lost)
         for listener in self.listeners:
             try:
                 listener(outputs, self.referee)
@@ -124,12 +126,12 @@ class Table:
         scoreboard's live region hears it too."""
         self.perform([Say(text)])
 
-    def _storage_problem(self, message: str) -> None:
+    def _storage_problem(self, message: str, lost: str = "it is not being saved") -> None:
         # A full or read-only card must not stop the game: say it once, log it every time.
         log.error("%s", message)
-        if not self._storage_warned:
-            self._storage_warned = True
-            self.announce(f"Warning: {message}. The game goes on, but it is not being saved.")
+        if lost not in self._storage_warned:
+            self._storage_warned.add(lost)
+            self.announce(f"Warning: {message}. The game goes on, but {lost}.")
 
     # -- inputs -----------------------------------------------------------------------------------
 

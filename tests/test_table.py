@@ -198,7 +198,9 @@ def test_a_full_card_while_keeping_a_rolls_photo_is_said_once_and_the_roll_is_an
     table.roll_seen(RollObservation(("R", "dot", "dot"), evidence=(np.zeros((4, 4, 3), np.uint8), None)))
     assert "Ann rolled L, dot, C." in speaker.spoken and "Bob rolled R, dot, dot." in speaker.spoken
     warnings = [s for s in speaker.spoken if s.startswith("Warning:")]
-    assert len(warnings) == 1 and "No space left on device" in warnings[0]
+    assert len(warnings) == 2 and all("No space left on device" in w for w in warnings)  # once each
+    assert warnings[0].endswith("The game goes on, but the photos of the rolls are not being kept.")
+    assert warnings[1].endswith("The game goes on, but it is not being saved.")
 
 
 def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
