@@ -244,7 +244,7 @@ def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, contro
             return OpenCVSource(0, width, height)
     if spec.startswith("webcam:"):
         index = spec.split(":", 1)[1]
-        if not index.isdigit():
+        if not (index.isascii() and index.isdigit()):
             raise UserError(f"camera source {spec!r}: write webcam:0, webcam:1 ...")
         return OpenCVSource(int(index), width, height)
     path = Path(spec).expanduser()

@@ -218,14 +218,14 @@ class Referee:
 
     def on_roll(self, obs: RollObservation) -> list:
         """The dice came to rest (or a roll was typed)."""
+        if obs.verdict in ("no_dice", "obstructed"):
+            return []  # an empty tray (the dice picked up after a win, too), or a hand still in it: nothing to call
         if self.phase == "roll_off":
             return self._roll_off_roll(obs)
         if self.phase == "game_over":
-            return self._speak([self._game_over_prompt()])
+            return self._speak([self._game_over_prompt()], keep=False)
         if self.phase == "await_decision":
-            return self._speak([self._decision_reminder()])
-        if obs.verdict in ("no_dice", "obstructed"):
-            return []  # an empty tray, or a hand still in it: nothing to call yet
+            return self._speak([self._decision_reminder()], keep=False)
         if self.phase == "confirm_read":
             # The dice were thrown again since a guess was offered: the guess no longer describes
             # the tray, whatever this roll turns out to be (a new guess is offered if it is unsure).
@@ -464,7 +464,7 @@ class Referee:
             return self._speak(["There is nothing to choose now."], keep=False)
         candidates = self._candidates()
         named = name is not None and any(p.casefold() == name.strip().casefold() for p in self.config.players)
-        if name is not None and name.strip().isdigit() and not named:  # typed: "choose 2", the second name offered
+        if name is not None and name.strip().isascii() and name.strip().isdigit() and not named:  # typed: "choose 2", the second name offered
             number_ = int(name)
             if not 1 <= number_ <= len(candidates):
                 return self._speak([f"Choose a number from 1 to {len(candidates)}."], keep=False)

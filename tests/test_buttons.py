@@ -303,6 +303,17 @@ def test_keyboard_lines_become_queued_actions_and_mistakes_are_reported():
     assert len(errors) == 1 and errors[0].startswith("unknown command 'fly'")
 
 
+def test_a_typed_superscript_digit_is_a_mistake_and_typing_goes_on():
+    # Found by a property test (2026-12-03): "4 ² 1" ('²'.isdigit(), but int() refuses it) ended the
+    # keyboard thread, and every later line was ignored.
+    errors = []
+    keyboard = KeyboardInput(io.StringIO("4 ² 1\nchoose ²\nundo\nstatus\n"), players=["Ann", "Cy"],
+                             on_error=errors.append)
+    assert keyboard.join(5)
+    assert drain(keyboard.actions) == [("undo", None), ("status", None)]
+    assert len(errors) == 2 and "'²'" in errors[0]
+
+
 def test_keyboard_and_buttons_share_one_queue_and_the_end_of_a_pipe_does_not_quit(factory):
     actions = ActionQueue()
     read_end, write_end = _pipe()

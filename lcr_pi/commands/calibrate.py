@@ -45,7 +45,7 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
     (10, 20, 300, 200)
     """
     parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 4 or not all(p.lstrip("-").isdigit() for p in parts):
+    if len(parts) != 4 or not all(p.isascii() and p.lstrip("-").isdigit() for p in parts):
         raise UserError(f"--tray {text!r}: write four whole numbers x0,y0,x1,y1 (pixels)")
     x0, y0, x1, y1 = (int(p) for p in parts)
     if x1 <= x0 or y1 <= y0:

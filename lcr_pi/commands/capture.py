@@ -68,7 +68,7 @@ def _shown(faces, leaning) -> str:
 
 
 def next_index(images: Path) -> int:
-    taken = [int(p.stem) for p in images.glob("*.jpg") if p.stem.isdigit()]
+    taken = [int(p.stem) for p in images.glob("*.jpg") if p.stem.isascii() and p.stem.isdigit()]
     return max(taken, default=-1) + 1
 
 

@@ -50,7 +50,7 @@ def add_arguments(parser) -> None:
 def parse_players(text: str) -> list[str]:
     """``"Ann,Bob,Cy"`` or a count such as ``"5"`` (named Player 1 ... Player 5)."""
     text = text.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return [f"Player {i + 1}" for i in range(int(text))]
     return [name.strip() for name in text.split(",")]
 

@@ -13,6 +13,7 @@ background thread and queues what they mean.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -21,6 +22,8 @@ from typing import TextIO
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.rules.faces import parse_faces
+
+log = logging.getLogger(__name__)
 
 WORDS = {
     "confirm": "confirm",
@@ -76,7 +79,7 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
     for name in players:
         if text.lower() == name.lower():
             return ("choose", name)
-    if _is_face(first) or first.isdigit():  # it starts like a roll: the bad die is the news
+    if _is_face(first) or (first.isascii() and first.isdigit()):  # it starts like a roll: the bad die is the news
         raise UserError(f"not a roll: {text!r}: {roll_error}")
     if word in WORDS:
         raise UserError(f"{word!r} takes nothing after it, got {text!r}")
@@ -84,7 +87,7 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
 
 
 def _choice(text: str, players: Sequence[str]) -> str:
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return text
     for name in players:
         if text.lower() == name.lower():
@@ -139,6 +142,10 @@ class KeyboardInput:
                 action, arg = parse_command(line, self.players)
             except UserError as error:
                 self.on_error(str(error))
+                continue
+            except Exception as error:  # noqa: BLE001 - a line nobody foresaw must not end typing for the night
+                log.exception("typed line %r", line)
+                self.on_error(f"could not understand {line.strip()!r} ({error})")
                 continue
             self.on_action(action, arg)
         if self.eof_action is not None and not self._stopped.is_set():

@@ -79,7 +79,7 @@ def parse_face(token: str | int | Face, *, wild_pip: int | None = None) -> Face:
         text = token.strip()
     else:
         raise UserError(f"unknown face {token!r}: expected {ACCEPTED_FACE_NAMES}")
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # not '²', which isdigit() too but int() refuses
         pips = int(text)
         if pips not in PIP_TO_FACE:
             raise UserError(f"unknown face {text!r}: a die shows 1 to 6 pips")
@@ -115,6 +115,6 @@ def pip_value(token: str | int) -> int | None:
     (5, 3, None)
     """
     text = str(token).strip()
-    if text.isdigit() and int(text) in PIP_TO_FACE:
+    if text.isascii() and text.isdigit() and int(text) in PIP_TO_FACE:
         return int(text)
     return None

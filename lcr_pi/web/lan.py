@@ -53,7 +53,7 @@ def parse_bind(text: str) -> tuple[str, int]:
         host, port = "", text
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise UserError(f"--web: {port!r} is not a port number (use HOST:PORT, e.g. 0.0.0.0:8080)")
     return (host or "0.0.0.0"), int(port)
 
