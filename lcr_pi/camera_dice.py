@@ -85,6 +85,7 @@ class CameraDice:
                 "The picture of the dice stays blurred: is the camera steady and in focus?"))
         self._blurred = 0
         if left_lying(reading, self._lying):
+            self._passed_over()
             return None  # every die that lay is kept: one hidden now (under an arm) may show again
         self._lying = reading.dice
         return observe(reading, update.frame)
@@ -93,8 +94,14 @@ class CameraDice:
     def _learn_lying(self, frame: np.ndarray) -> None:
         self._frames_seen, self._quiet = None, None
         first = self.read(frame)
+        self._passed_over()  # the last roll's dice: no roll, no lesson
         if first.verdict in ("clear", "unsure", "cocked"):
             self._lying = first.dice
+
+    def _passed_over(self) -> None:
+        passed = getattr(self.read, "passed_over", None)  # a reader that learns from rolls (WildGameDice)
+        if passed is not None:
+            passed()
 
 
 #: A die lies where another lay when their centres are closer than this share of its side.
@@ -162,8 +169,15 @@ class WildGameDice:
         self.wild_pip = wild_pip
         self.kind: str | None = None  # "pip" or "wild", as clear readings have shown it
         self._lesson: tuple[str, int] | None = None  # while the kind is unknown: (kind, clear readings in a row)
+        self._before_call = (None, None)
+
+    def passed_over(self) -> None:
+        """The last reading was no roll (dice left lying, read again): it teaches nothing. The same
+        dice read twice would count as two rolls showing the kind, a misread among them too."""
+        self.kind, self._lesson = self._before_call
 
     def __call__(self, frame: np.ndarray):
+        self._before_call = (self.kind, self._lesson)
         reading = self._read(frame, dice_kind="pip-or-wild")
         if reading.verdict not in ("clear", "unsure", "cocked"):
             return reading  # no dice, or a blurred frame (dice still rolling): nothing to learn or ask

@@ -465,3 +465,18 @@ def test_at_a_restart_the_dice_lying_in_the_tray_are_the_last_rolls():
             seen.append(obs.faces)
     assert read[0] == 1  # the dice lying at the start were read once, as lying there
     assert seen == [("dot", "R")]  # the die taken out was no roll; the throw was
+
+
+def test_dice_left_lying_read_again_teach_a_wild_night_nothing():
+    # Found by a review (2026-12-03): the same dice read twice (one taken out, the rest read again)
+    # counted as two rolls showing the kind, so one misread seen twice could set the night's dice.
+    from lcr_pi.camera import ListSource
+    from lcr_pi.camera_dice import CameraDice, WildGameDice
+
+    ones = (die("4", 0.99, x=0), die("1", 0.99, x=40), die("5", 0.99, x=80))
+    readings = [_clear(*ones), _clear(ones[0], ones[2])]
+    wild = WildGameDice(lambda frame, dice_kind: readings.pop(0), wild_pip=1)
+    camera = CameraDice(ListSource([np.zeros((8, 8, 3), np.uint8)] * 2), wild, ScriptedSettle())
+    assert camera.poll().faces == ("4", "1", "5") and wild._lesson == ("pip", 1)
+    assert camera.poll() is None  # a die taken out: the two left are no roll
+    assert wild.kind is None and wild._lesson == ("pip", 1)  # and no second lesson
