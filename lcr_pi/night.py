@@ -109,6 +109,7 @@ def make_night_speaker(settings: Settings, *, echo: bool = False, problems: list
     at start-up): a table without a screen must hear its game, not a silent exit."""
     engine = settings.speech.engine
     s = settings.speech
+    problems = problems if problems is not None else []
     if engine == "print":
         return PrintSpeaker()
     if engine == "espeak-ng" and shutil.which("espeak-ng") is None:
@@ -121,11 +122,11 @@ def make_night_speaker(settings: Settings, *, echo: bool = False, problems: list
             try:
                 validate_voice("en")
             except UserError:
-                (problems if problems is not None else []).append(
+                problems.append(
                     "espeak-ng lists no voices, so it cannot speak; the words are printed. Reinstall it: "
                     "sudo apt install --reinstall espeak-ng espeak-ng-data")
                 return PrintSpeaker()
-            (problems if problems is not None else []).append(f"[speech] voice: {exc}; speaking with the voice 'en'")
+            problems.append(f"[speech] voice: {exc}; speaking with the voice 'en'")
             voice = "en"
     return make_speaker(voice, s.rate, s.volume, s.sounds, echo=echo)
 
