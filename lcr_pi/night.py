@@ -21,7 +21,7 @@ from lcr_pi.inputs.buttons import TableButtons, button_pins
 from lcr_pi.inputs.keyboard import KeyboardInput
 from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
 from lcr_pi.announce import join_names
-from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, validate_voice
+from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, voice_or_fallback
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
 from lcr_pi.settings import Settings
@@ -116,18 +116,11 @@ def make_night_speaker(settings: Settings, *, echo: bool = False, problems: list
         raise UserError("speech.engine is 'espeak-ng' but espeak-ng is not installed: sudo apt install espeak-ng")
     voice = s.voice
     if shutil.which("espeak-ng") is not None:
-        try:
-            validate_voice(voice)
-        except UserError as exc:
-            try:
-                validate_voice("en")
-            except UserError:
-                problems.append(
-                    "espeak-ng lists no voices, so it cannot speak; the words are printed. Reinstall it: "
-                    "sudo apt install --reinstall espeak-ng espeak-ng-data")
-                return PrintSpeaker()
-            problems.append(f"[speech] voice: {exc}; speaking with the voice 'en'")
-            voice = "en"
+        voice, problem = voice_or_fallback(voice)
+        if problem:
+            problems.append(problem)
+        if voice is None:
+            return PrintSpeaker()
     return make_speaker(voice, s.rate, s.volume, s.sounds, echo=echo)
 
 

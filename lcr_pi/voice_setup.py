@@ -324,8 +324,9 @@ def save_choices(state_dir: str | Path, choices: SetupChoices) -> Path:
 def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     """The settings with the setup's players, chips, variant, speech rate and volume.
 
-    Names: the settings file's names for the seats it names, "Player N" for the others. Seat LEDs: when
-    more are wired than there are players, the first ones are used.
+    Names: the settings file's names for the seats it names, "Player N" for the others (N the seat, or
+    the next number no name already has). Seat LEDs: when more are wired than there are players, the
+    first ones are used.
 
     >>> from lcr_pi.settings import parse_settings
     >>> s = parse_settings('[game]\\nplayers = ["Ann", "Bob", "Cy"]\\n[gpio]\\nseat_leds = [17, 27, 22, 23, 24]\\n')
@@ -333,8 +334,13 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     >>> s.game.players, s.game.variant, s.speech.rate, s.gpio.seat_leds
     (('Ann', 'Bob', 'Cy', 'Player 4'), 'wild', 350, (17, 27, 22, 23))
     """
-    named = list(settings.game.players)
-    names = tuple(named[i] if i < len(named) else f"Player {i + 1}" for i in range(choices.players))
+    names = list(settings.game.players)[: choices.players]
+    number = len(names)
+    while len(names) < choices.players:  # "Player N" for the seats the file does not name, never a name twice
+        number += 1
+        if all(n.casefold() != f"player {number}" for n in names):
+            names.append(f"Player {number}")
+    names = tuple(names)
     first = settings.game.first_player
     if first and first != "roll-off" and first not in names:
         first = ""
@@ -363,13 +369,20 @@ def fit_leds_to_players(settings: Settings) -> Settings:
 
 
 def default_speaker_factory(settings: Settings, stream=None) -> Callable[[int, int], object]:
-    """Speakers with the settings' voice at a given rate and volume (printed words without espeak-ng)."""
-    from lcr_pi.outputs.speech import PrintSpeaker, make_speaker
+    """Speakers with the settings' voice at a given rate and volume (printed words without espeak-ng);
+    a voice espeak-ng does not know is spoken as "en" (the night says why), as the night's speaker is."""
+    import shutil
+
+    from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, voice_or_fallback
+
+    voice = settings.speech.voice
+    if settings.speech.engine != "print" and shutil.which("espeak-ng") is not None:
+        voice, _ = voice_or_fallback(voice)  # the problem is said by the night, once
 
     def make(rate: int, volume: int):
-        if settings.speech.engine == "print":
+        if settings.speech.engine == "print" or voice is None:
             return PrintSpeaker(stream)
-        return make_speaker(settings.speech.voice, rate, volume, sounds=False, stream=stream, echo=True)
+        return make_speaker(voice, rate, volume, sounds=False, stream=stream, echo=True)
 
     return make
 
@@ -444,7 +457,8 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
     problems: list[str] = []
-    settings = fit_leds_to_players(settings)
+    # Not fitted to the file's players here: the remembered or new setup may seat more (found by an
+    # audit: six wired LEDs were cut to the file's four, and two seats were said to have none).
     if mode == "off":
         return settings, problems
     remembered, problem = load_remembered(settings.state_dir)
@@ -470,7 +484,11 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     make_speaker = make_speaker or default_speaker_factory(settings, stream)
     speaker = None
     try:
-        speaker = make_speaker(settings.speech.rate, settings.speech.volume)
+        try:
+            speaker = make_speaker(settings.speech.rate, settings.speech.volume)
+        except UserError as exc:  # the night has its own fallbacks and says what is wrong
+            problems.append(f"the voice setup cannot speak ({exc}), so it was not offered")
+            return settings, problems
         if mode == "auto":
             speaker.say("To change the game, press choose now.")
             deadline = time.monotonic() + offer_s
@@ -486,10 +504,15 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:
             try:
+                chosen = apply_choices(settings, setup.choices)  # checked before it is remembered
+            except UserError as exc:
+                problems.append(f"the new game setup cannot be used ({exc}); playing with the settings as they were")
+                return settings, problems
+            try:
                 save_choices(settings.state_dir, setup.choices)
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
-            settings = apply_choices(settings, setup.choices)
+            settings = chosen
         return settings, problems
     finally:
         buttons.close()

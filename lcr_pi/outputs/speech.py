@@ -175,6 +175,21 @@ def validate_voice(voice: str, program: str = "espeak-ng") -> str:
     return voice
 
 
+def voice_or_fallback(voice: str, program: str = "espeak-ng") -> tuple[str | None, str | None]:
+    """``(voice to speak with, problem)``: the voice when espeak-ng knows it; else "en" and why; else
+    (an espeak-ng that lists no voices: installed but broken) None, for printed words, and why. A
+    table without a screen must hear its game, never exit silently over a voice's name."""
+    try:
+        return validate_voice(voice, program), None
+    except UserError as exc:
+        try:
+            validate_voice("en", program)
+        except UserError:
+            return None, ("espeak-ng lists no voices, so it cannot speak; the words are printed. Reinstall it: "
+                          "sudo apt install --reinstall espeak-ng espeak-ng-data")
+        return "en", f"[speech] voice: {exc}; speaking with the voice 'en'"
+
+
 class EspeakSpeaker:
     """Speaks through the real espeak-ng from a background thread.
 
