@@ -145,3 +145,14 @@ def test_a_roll_is_added_on_a_line_of_its_own_after_a_torn_last_line(tmp_path, t
     capture(ListSource(frames[24:]), None, out, ask=lambda p: "6 3", say=lambda s: None)
     lines = labels.read_text().splitlines()
     assert len(lines) == 3 and json.loads(lines[2])["faces"] == ["6", "3"]
+
+
+def test_a_picture_the_reader_refuses_gets_no_guess_and_the_capture_goes_on(tmp_path, two_rolls):
+    frames, _ = two_rolls
+    said = []
+
+    def refuse(frame):
+        raise UserError("frame is too small to hold dice (16x16 pixels)")
+
+    n = capture(ListSource(frames), refuse, tmp_path / "mine", ask=lambda p: "2 5", say=said.append)
+    assert n == 2 and any("no guess for this picture" in s for s in said)

@@ -103,7 +103,11 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
         update = settle.update(frame)
         if update.state != "settled":
             continue
-        reading = read(update.frame) if read is not None else None
+        try:
+            reading = read(update.frame) if read is not None else None
+        except UserError as exc:  # the guess is a help only: the player types the faces
+            say(f"no guess for this picture ({exc})")
+            reading = None
         guess = tuple(reading.faces) if reading is not None else ()
         guess_leaning = tuple(bool(getattr(d, "cocked", False)) for d in reading.dice) if reading is not None else ()
         note = f" ({reading.verdict}: {reading.message})" if reading is not None and reading.verdict != "clear" else ""

@@ -75,6 +75,18 @@ def single_die_outline(dice):
     return np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]])
 
 
+def _checked_corners(value, where: str) -> list:
+    """A label's ``corners``: per face, four [x, y] points of finite pixel numbers; else a UserError
+    naming the line (found by an audit: such labels raised numpy errors deep in the teaching)."""
+    ok = all(isinstance(quad, list) and len(quad) == 4 and all(
+        isinstance(p, list) and len(p) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e9 and v == v for v in p)
+        for p in quad) for quad in value)
+    if not ok:
+        raise UserError(f"{where}: 'corners' must give each face four [x, y] points in pixels")
+    return value
+
+
 def examples_from_folder(folder, reader=None) -> dict:
     """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``."""
     from lcr_pi.vision.dataset import load_roll_folder, read_image
@@ -87,7 +99,7 @@ def examples_from_folder(folder, reader=None) -> dict:
         if line.strip():
             record = json.loads(line)
             if isinstance(record.get("corners"), list):
-                corners_by_line[number] = record["corners"]
+                corners_by_line[number] = _checked_corners(record["corners"], f"{folder / 'labels.jsonl'} line {number}")
     examples: dict[str, list] = {}
     for item in items:
         image = read_image(item.image_path)
@@ -97,7 +109,11 @@ def examples_from_folder(folder, reader=None) -> dict:
         elif item.boxes is not None and item.box_kind == "die":
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
-            outline = single_die_outline(reader.read(image).dice)
+            try:
+                seen = reader.read(image).dice
+            except UserError as exc:  # a picture the reader refuses (too small): which one
+                raise UserError(f"{item.image_path}: {exc}") from None
+            outline = single_die_outline(seen)
             if outline is None:
                 print(f"note: {item.image_path.name}: the reader did not see exactly one die; skipped")
                 continue

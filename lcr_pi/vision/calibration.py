@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.reader import FrameMemo, describe_position, join_places
+from lcr_pi.vision.reader import FrameMemo, check_frame, describe_position, join_places
 
 FORMAT_VERSION = 1
 DEFAULT_PATH = Path("calibration") / "table.json"
@@ -266,6 +266,8 @@ MIN_DIE_PX = 4.0  # a die's top face smaller than this many pixels cannot be rea
 
 
 def _number(value, where: str, *, positive: bool = True) -> float:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 9:
+        raise UserError(f"{where} must be a number of pixels, not one of {len(str(abs(value)))} digits")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise UserError(f"{where} must be a number, not {value!r}")
     if positive and value <= 0:
@@ -332,7 +334,12 @@ def load_calibration(path: str | Path, resolution: tuple[int, int] | None = None
         raise UserError(f"{path}: cannot read the calibration ({exc})") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: corrupt calibration, not JSON ({exc.msg} at line {exc.lineno})") from None
-    cal = parse_calibration(data, str(path))
+    except RecursionError:
+        raise UserError(f"{path}: corrupt calibration (nested too deep to be one)") from None
+    try:
+        cal = parse_calibration(data, str(path))
+    except (OverflowError, ValueError, TypeError) as exc:  # a number too large for any pixel, and the like
+        raise UserError(f"{path}: corrupt calibration ({exc})") from None
     if resolution is not None:
         w, h = (int(v) for v in resolution)
         try:
@@ -555,14 +562,19 @@ class CalibratedReader:
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None):
         cal = calibration or self.calibration
-        if cal is None or not isinstance(frame, np.ndarray) or frame.ndim < 2:
+        if cal is None:
             return self.reader.read(frame, dice_kind=dice_kind)
+        # Refused in the reader's words before the tray is cut (found by an audit: a frame of no
+        # height divided by zero, a tiny one cut an empty tray).
+        frame = check_frame(frame)
         h, w = frame.shape[:2]
         try:
             cal = cal.scaled_to(w, h)
         except UserError:
             return self.reader.read(frame, dice_kind=dice_kind)
         x0, y0, x1, y1 = cal.tray
+        if x1 - x0 < 2 or y1 - y0 < 2:  # a tray too small to cut at this frame's size: read it all
+            return self.reader.read(frame, dice_kind=dice_kind)
         if not cal.die_px:
             if tuple(cal.tray) == (0, 0, w, h):
                 return self.reader.read(frame, dice_kind=dice_kind)

@@ -69,9 +69,9 @@ def _parse_boxes(value, key: str, n_faces: int, where: str) -> tuple[Box, ...]:
         if (
             not isinstance(box, list)
             or len(box) != 4
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e9 for v in box)
         ):
-            raise UserError(f"{where}: '{key}' box {i + 1} must be four numbers [x0, y0, x1, y1]")
+            raise UserError(f"{where}: '{key}' box {i + 1} must be four numbers of pixels [x0, y0, x1, y1]")
         x0, y0, x1, y1 = (float(v) for v in box)
         if not (x1 > x0 and y1 > y0):
             raise UserError(f"{where}: '{key}' box {i + 1} is empty or inverted: {box}")
@@ -86,6 +86,8 @@ def parse_label_line(text: str, line_number: int, labels_name: str, folder: Path
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{where}: bad JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise UserError(f"{where}: bad JSON (nested too deep)") from None
     if not isinstance(record, dict):
         raise UserError(f"{where}: expected a JSON object, got {type(record).__name__}")
     image = record.get("image")
@@ -133,8 +135,14 @@ def load_roll_folder(folder: str | os.PathLike) -> list[LabelledImage]:
         if not line.strip():
             continue
         item = parse_label_line(line, number, str(labels), folder)
-        if not item.image_path.is_file():
-            raise UserError(f"{labels} line {number}: missing image {item.image_path}")
+        try:
+            is_file = item.image_path.is_file()
+        except OSError as exc:  # a name too long for the file system, and the like
+            raise UserError(f"{labels} line {number}: image {str(item.image_path)[:80]}... cannot be looked up "
+                            f"({exc.strerror or exc})") from None
+        if not is_file:
+            what = "is not a file" if item.image_path.exists() else "is missing"
+            raise UserError(f"{labels} line {number}: image {item.image_path} {what}")
         items.append(item)
     if not items:
         raise UserError(f"{labels}: no labelled images")

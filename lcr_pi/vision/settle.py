@@ -53,6 +53,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from lcr_pi.vision.reader import check_frame
+
 WORK_WIDTH = 320
 HAND_DICE = 10  # dice (top-face areas) a change at the edge must cover to be a hand
 LIGHT_SAMPLES_PER_SIGMA = 4  # grid samples per sigma of the local-brightness blur
@@ -201,6 +203,9 @@ class SettleDetector:
     # -- decisions -----------------------------------------------------------------------------
 
     def update(self, frame: np.ndarray) -> SettleUpdate:
+        # A frame the reader would refuse (another type or shape, empty, too small) is refused here
+        # in the same words, not with an OpenCV message (found by an audit).
+        frame = check_frame(frame)
         if is_black(frame):
             return SettleUpdate("quiet", 0.0)  # no picture (yet): no scene to compare later ones with
         grey = self._small(frame)

@@ -53,7 +53,7 @@ import numpy as np
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
-from lcr_pi.vision.reader import FRAME_CHOOSES
+from lcr_pi.vision.reader import FRAME_CHOOSES, check_frame
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -846,6 +846,8 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
             crop_faces = tuple(str(f) for f in data["crop_faces"]) if "crop_faces" in data.files else ()
     except KeyError:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
+    except RecursionError:
+        raise UserError(f"{path}: corrupt taught dice file (its meta is nested too deep)") from None
     except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         if "pickle" in str(exc):  # numpy's advice to load unsafely is not for a player
             raise UserError(f"{path}: corrupt taught dice file (it is no archive of arrays): teach again") from None
@@ -892,6 +894,9 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
                               or len(crops) != len(crop_faces) or not set(crop_faces) <= set(KIND_FACES[kind])):
         raise UserError(f"{path}: 'crops' must be N x {CROP_SIZE} x {CROP_SIZE} x 3 bytes with a face of {kind} dice "
                         f"each in 'crop_faces' (got {crops.shape} {crops.dtype}, {len(crop_faces)} faces): teach again")
+    numbers = [scale, *body, *(v for row in confusion.values() for v in row.values())]
+    if not all(math.isfinite(float(v)) if abs(v) < 1e300 else False for v in numbers):
+        raise UserError(f"{path}: 'scale', 'body' or 'confusion' holds a number that is not finite: teach again")
     return TaughtSet(name=str(meta.get("name", path.stem)), kind=kind, descriptors=desc, faces=faces,
                      scale=float(scale), views=dict(views), created=str(meta.get("created", "")),
                      version=int(version), body=tuple(float(v) for v in body),
@@ -1361,8 +1366,11 @@ class TaughtReader:
         reading = self.reader.read(frame, dice_kind=dice_kind, **options)
         if not kind_fits(self.taught.kind, dice_kind):
             return reading  # the game is set for another kind of dice: the taught set is not on the table
-        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or reading.verdict == "no_dice" and not reading.message.startswith("No dice"):
+        if reading.verdict == "no_dice" and not reading.message.startswith("No dice"):
             return reading  # a blank or unreadable picture stays so
+        # The picture as the reader saw it (grey, one-channel and BGRA frames made BGR): the taught
+        # set looks at the same pixels (found by an audit: an (H, W, 1) frame crashed here).
+        frame = check_frame(frame)
         blurred = getattr(getattr(self.reader, "settings", None), "blurred_sharpness", 0.09)
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
                        features=self.features)

@@ -327,6 +327,9 @@ GOOD = {"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 47
     ('{"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 470], "outline": [[1e400, 1]]}}',
      "'tray.outline' must be a number"),
     (json.dumps(GOOD | {"die_px": 1e300}), "is not a die's size in a 640x480 frame"),
+    ('{"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 470]}, "die_px": 1' + "0" * 400 + "}",
+     "'die_px' must be a number of pixels, not one of 401 digits"),
+    ("[" * 100000 + "]" * 100000, "nested too deep"),
 ])
 def test_a_bad_calibration_file_is_named_with_its_problem_and_the_game_falls_back(tmp_path, text, problem):
     path = write(tmp_path, text)
@@ -439,3 +442,11 @@ def test_locked_camera_controls_need_the_metadata():
 
     with pytest.raises(UserError, match="ColourGains"):
         locked_controls({"ExposureTime": 100, "AnalogueGain": 1.0})
+
+
+def test_the_calibrated_reader_refuses_a_bad_frame_in_the_readers_words():
+    # Found by an audit (2026-12-03): a frame of no height divided by zero in the calibration's scaling.
+    reader = CalibratedReader(RecordingReader([]), Calibration((640, 480), (10, 10, 600, 470), die_px=30.0))
+    for frame, problem in ((np.zeros((0, 640, 3), np.uint8), "empty"), (np.zeros((12, 16, 3), np.uint8), "too small")):
+        with pytest.raises(UserError, match=problem):
+            reader.read(frame)

@@ -177,7 +177,12 @@ def test_no_dice_verdict_counts(tmp_path):
 @pytest.mark.parametrize("content, message", [
     ('{"image": "images/0.png", "faces": ["7"]}', "line 1: unknown face name '7'"),
     ('{"image": "images/0.png", "faces": ["1"]}\n{"image": ', "line 2: bad JSON"),
-    ('{"image": "images/9.png", "faces": ["1"]}', "line 1: missing image"),
+    ('{"image": "images/9.png", "faces": ["1"]}', "images/9.png is missing"),
+    # Found by an audit (2026-12-03): tracebacks before.
+    ('{"image": "images/0.png", "faces": ["1"], "boxes": [[0, 0, 1' + "0" * 400 + ', 10]]}', "four numbers of pixels"),
+    ('[' * 100000 + ']' * 100000, "nested too deep"),
+    ('{"image": "' + "a" * 5000 + '.png", "faces": ["1"]}', "cannot be looked up"),
+    ('{"image": "images", "faces": ["1"]}', "images is not a file"),
     ('{"faces": ["1"]}', "line 1: missing 'image'"),
     ('{"image": "images/0.png", "faces": ["1"], "boxes": [[0, 0, 1]]}', "box 1 must be four numbers"),
     ('{"image": "images/0.png", "faces": ["1", "2"], "boxes": [[0, 0, 1, 1]]}', "has 1 boxes but 'faces' has 2"),

@@ -240,3 +240,17 @@ def test_a_hand_that_trembles_now_and_then_stays_a_hand():
         trembling += [frames[hover]] * 15 + [shifted]
     got = states(SettleDetector(patience=20), frames[:hover + 1] + trembling)
     assert "settled" not in got[hover + 1:] and got.count("obstructed") >= 40, got
+
+
+@pytest.mark.parametrize("frame,problem", [
+    (np.zeros((48, 64, 3), np.float64), "8-bit"), (np.zeros((48, 64, 2), np.uint8), "shape"),
+    (np.zeros((0, 64, 3), np.uint8), "empty"), (np.zeros((16, 16, 3), np.uint8), "too small"),
+    (None, "numpy image array"),
+])
+def test_a_frame_the_reader_would_refuse_is_refused_in_its_words(frame, problem):
+    # Found by an audit (2026-12-03): such frames raised OpenCV's own messages (the table announced a
+    # C++ template signature), and a float frame was taken for black for good.
+    from lcr_pi.errors import UserError
+
+    with pytest.raises(UserError, match=problem):
+        SettleDetector().update(frame)

@@ -16,7 +16,7 @@ import pytest
 from lcr_pi.cli import main
 from lcr_pi.errors import UserError
 from lcr_pi.vision.detect import Detection
-from lcr_pi.vision.reader import DieReading, Reading
+from lcr_pi.vision.reader import DiceReader, DieReading, Reading
 from lcr_pi.vision.render import random_scene, write_roll_folder
 from lcr_pi.vision.teach import (
     TaughtDie, TaughtReader, _one_per_die, face_context, load_taught, load_taught_or_default, save_taught, teach,
@@ -342,6 +342,16 @@ def test_a_blurred_picture_stays_blurred_when_the_taught_set_agrees_up_to_one_or
     assert checked >= 3
 
 
+def test_a_one_channel_frame_is_read_with_the_taught_set_as_the_reader_reads_it(painted):
+    # Found by an audit (2026-12-03): an (H, W, 1) frame, which the reader takes, crashed the taught set.
+    taught, scenes = painted
+    image, _ = scenes[0]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    reader = TaughtReader(DiceReader(), taught)
+    for frame in (grey, grey[:, :, None]):
+        assert reader.read(frame, dice_kind="lcr").verdict in ("clear", "unsure", "cocked", "obstructed", "no_dice")
+
+
 def test_a_face_between_two_taught_faces_is_unsure_not_a_guess(painted):
     taught, scenes = painted
     image, scene = scenes[0]
@@ -555,6 +565,11 @@ def test_teach_files_with_wrong_contents_are_named(painted, tmp_path):
                        "meta": np.array(json.dumps(meta | {"kind": ["lcr"]}))}, "unknown dice kind ['lcr']"),
         "faces 0-d": ({"descriptors": taught.descriptors, "faces": np.array("L"), "meta": np.array(json.dumps(meta))},
                       "corrupt taught dice file"),
+        "scale huge": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                        "meta": np.array(json.dumps(meta).replace('"scale": 0.1', '"scale": 1' + "0" * 400))},
+                       "holds a number that is not finite"),
+        "deep meta": ({"descriptors": taught.descriptors, "faces": np.array(taught.faces),
+                       "meta": np.array("[" * 100000 + "]" * 100000)}, "nested too deep"),
     }
     for name, (arrays, problem) in cases.items():
         path = tmp_path / f"{name}.npz"
