@@ -166,6 +166,8 @@ class Referee:
         # also the one that decided who starts, until that game's first turn is rolled. Not saved:
         # after a restart a roll-off simply starts again.
         self._roll_offs_before: list[RollOff] = []
+        # The game a long press (new_game) ended, with its series: undo brings it back. Not saved.
+        self._before_new_game: tuple | None = None
         self.turn_label = 0  # counts read rolls, names evidence frames
 
     # -- starting -------------------------------------------------------------------------------
@@ -187,6 +189,8 @@ class Referee:
     def _begin_game(self, first: int | None, *, after_roll_off: bool = False) -> list:
         self._clear_pending()
         self._series_before_win = None
+        if not after_roll_off:
+            self._before_new_game = None  # a game begun otherwise (confirm at game over) ends that chance
         if not after_roll_off:
             self._roll_offs_before = []
         if first is None:
@@ -504,6 +508,9 @@ class Referee:
     def _undo(self) -> list:
         if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
             return self._undo_roll_off_roll()
+        if ((self.game is None or not self.game.can_undo) and self._before_new_game is not None
+                and self.phase in ("await_roll", "roll_off")):
+            return self._undo_new_game()
         if self.game is None or not self.game.can_undo:
             return self._speak(["Nothing to undo."], keep=False)
         was_over = self.phase == "game_over"
@@ -583,14 +590,35 @@ class Referee:
         return f"{self.config.players[best]} is favoured to win, with {about}{percent} percent."
 
     def _new_game(self) -> list:
-        out = self._speak(["Starting a new game."])
+        # A long press may be an accident (a slow press, someone leaning on the button): the game it
+        # ends is kept, and undo brings it back until the new game's first turn is undone too
+        # (found by an audit: three turns were lost for good, "Nothing to undo").
+        before = (self.game, self.series, self._series_before_win) if self.game is not None else None
+        keep = before is not None and (self.game.can_undo or self.phase == "game_over")
+        out = self._speak(["Starting a new game." + (" Undo brings the last one back." if keep else "")])
         if self.series is not None and self.series.is_over:
             self.series = Series.start(self.config, self.series_rules)
         if self.game is not None and self.phase != "game_over":
             first = self.game.state.first  # the game in play starts over, with the same first player
         else:
             first = self._first_seat_for_new_game()  # as confirm would: the series' next, or a roll-off
-        return out + self._begin_game(first)
+        out += self._begin_game(first)
+        self._before_new_game = before if keep else None
+        return out
+
+    def _undo_new_game(self) -> list:
+        """Bring back the game a long press ended (its series tally too), where it was."""
+        self.game, self.series, self._series_before_win = self._before_new_game
+        self._before_new_game = None
+        self._clear_pending()
+        self.roll_off, self._roll_offs_before = None, []
+        state = self.game.state
+        self.phase = "game_over" if state.is_over else "await_decision" if state.pending is not None else "await_roll"
+        words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
+        out = self._speak(words)
+        if self.phase == "await_decision":
+            out += self._speak(announce([self._decision_event()], self.config.players), keep=True, extend=True)
+        return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
 
     # -- helpers ----------------------------------------------------------------------------------
 

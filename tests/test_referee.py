@@ -216,12 +216,25 @@ def test_undo_repeat_and_status():
         ref.on_action("dance")
 
 
-def test_new_game_by_long_press_resets_the_chips():
+def test_new_game_by_long_press_resets_the_chips_and_undo_brings_the_last_one_back():
     ref = table()
     ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("L", ".", "."))
     out = ref.on_action("new_game")
-    assert said(out).startswith("Starting a new game. A new game of LCR")
+    assert said(out).startswith("Starting a new game. Undo brings the last one back. A new game of LCR")
     assert ref.game.state.chips == (3, 3, 3)
+    ref.on_roll(clear("R", ".", "."))  # a turn of the new game: undone first
+    ref.on_action("undo")
+    assert ref.game.state.chips == (3, 3, 3)
+    # Found by an audit (2026-12-03): a long press (a slow press, someone leaning on the button)
+    # threw the game away for good.
+    out = ref.on_action("undo")
+    assert said(out).startswith("The new game is taken back; the last one goes on where it was.")
+    assert ref.game.state.chips == (0, 2, 4) and ref.game.state.current_player == "Cy"
+    assert any(isinstance(o, Checkpoint) for o in out)
+    ref.on_action("undo")  # and its own turns are undone as before
+    assert ref.game.state.chips == (0, 3, 3) and ref.game.state.current_player == "Bob"
+    assert "Undo brings" not in said(table().on_action("new_game"))  # a game with no turn: nothing to bring back
 
 
 def test_a_long_press_after_a_series_game_starts_the_next_as_confirm_would():

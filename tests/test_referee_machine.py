@@ -69,6 +69,7 @@ class RefereeMachine(RuleBasedStateMachine):
         self.ref = Referee(self.config, series_rules=series, first_player=first)
         self.turns: list = []  # the game state before each turn of the current game (for undo)
         self.offs: list = []  # the roll-off before each of its rolls (for undo), while undo can reach it
+        self.ended = None  # (game, its state, its turns) a long press ended, while undo can bring it back
         self.repeats = None
         self.saved = None  # the table as last saved at a Checkpoint (what a power cut resumes)
         out = self.ref.start()
@@ -368,6 +369,7 @@ class RefereeMachine(RuleBasedStateMachine):
         elif phase == "game_over":
             self._check_confirm_new_game(before)
             self.offs = []
+            self.ended = None
         elif phase == "await_decision":
             pass  # a pick (checked below by the invariants) or a request to choose first
         else:
@@ -434,6 +436,16 @@ class RefereeMachine(RuleBasedStateMachine):
             else:
                 assert ref.game is None and ref.phase == "roll_off"
                 assert ref.roll_off == self.offs.pop(), "undo did not restore the roll-off before its last roll"
+        elif self.ended is not None and before["phase"] in ("await_roll", "roll_off") and \
+                (before["game"] is None or not before["can_undo"]):
+            # A long press's new game, taken back: the game it ended goes on where it was.
+            game, state, turns = self.ended
+            assert ref.game is game and ref.game.state == state
+            assert "The new game is taken back" in said(out)
+            self.ended, self.offs = None, []
+            self._check_phase_of_state()
+            self.turns = list(turns)
+            return
         else:
             self._unchanged(before)  # nothing to undo
         self._sync_turns(None if ref.game is not before["game"] else before)
@@ -463,8 +475,12 @@ class RefereeMachine(RuleBasedStateMachine):
 
     @rule()
     def new_game(self):
+        turns = list(self.turns)
         before, out = self._act("new_game")
         self.offs = []
+        keep = before["game"] is not None and (before["can_undo"] or before["phase"] == "game_over")
+        self.ended = (before["game"], before["state"], turns) if keep else None
+        assert ("Undo brings the last one back." in said(out)) == keep
         ref = self.ref
         self._check_new_game_first()
         if before["phase"] == "game_over":
@@ -495,6 +511,7 @@ class RefereeMachine(RuleBasedStateMachine):
         new = Referee.restore(snap)
         out = new.start()
         self.offs = []  # not saved: after a restart a roll-off simply starts again
+        self.ended = None  # nor the game a long press ended
         self.ref = new
         self._check_words(out, must_speak=True)
         if before["game"] is None:
@@ -532,6 +549,7 @@ class RefereeMachine(RuleBasedStateMachine):
         new = Referee.restore(json.loads(json.dumps(self.saved)))
         out = new.start()
         self.offs = []
+        self.ended = None
         self.ref = new
         self._check_words(out, must_speak=True)
         if before["game"] is not None and new.game is not None:
