@@ -33,6 +33,16 @@ def number(n: int) -> str:
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
+def wins_tally(players, wins) -> str:
+    """Each player's games won, with "has" and "win" around the number (a name may end in one).
+
+    >>> wins_tally(["Ann", "Player 2"], [1, 0])
+    'Ann has one win, Player 2 has none'
+    """
+    return ", ".join(f"{p} has {'none' if w == 0 else number(w) + (' win' if w == 1 else ' wins')}"
+                     for p, w in zip(players, wins))
+
+
 def chips(n: int) -> str:
     """
     >>> chips(1), chips(0), chips(4)
@@ -132,8 +142,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
     if isinstance(e, ev.RollOffWon):
         return [f"{e.player} goes first, with {number(e.score)}."]
     if isinstance(e, ev.SeriesTally):
-        tally = ", ".join(f"{name(s)} {number(w)}" for s, w in enumerate(e.wins))
-        return [f"Games won so far: {tally}."]
+        return [f"Games won so far: {wins_tally([name(s) for s in range(len(e.wins))], e.wins)}."]
     if isinstance(e, ev.SeriesWon):
         wins = e.wins[e.seat]
         return [

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_faces
+from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_faces, wins_tally
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -558,11 +558,12 @@ class Referee:
         if self.game is None:
             return [f"Roll-off for who goes first. {self.roll_off.next_player}, roll three dice."]
         state = self.game.state
-        held = ", ".join(f"{name} {chips(n)}" for name, n in zip(self.config.players, state.chips))
+        # "has" between a name and its number: "Player 1 has two chips", not "Player 1 two chips",
+        # which a listener hears as twelve (found by an audit).
+        held = ", ".join(f"{name} has {chips(n)}" for name, n in zip(self.config.players, state.chips))
         words = [f"{held}. {_cap(chips(state.pot))} in the centre."]
         if self.series is not None:
-            tally = ", ".join(f"{name} {number(w)}" for name, w in zip(self.config.players, self.series.wins))
-            words.append(f"Games won: {tally}.")
+            words.append(f"Games won: {wins_tally(self.config.players, self.series.wins)}.")
         favoured = self._favoured_words(state)
         if favoured:
             words.append(favoured)

@@ -56,4 +56,4 @@ def test_undo_roll_off_and_series_are_spoken():
     assert "Roll-off for who goes first: Ann, Bob and Cy" in text and text.endswith("Ann goes first, with eighteen.")
     series = Series.start(config, SeriesRules(first_to=1))
     _, events = series.record_game(2, first=0)
-    assert say(events, config.players) == "Games won so far: Ann zero, Bob zero, Cy one. Cy wins the series, with one win in one game!"
+    assert say(events, config.players) == "Games won so far: Ann has none, Bob has none, Cy has one win. Cy wins the series, with one win in one game!"

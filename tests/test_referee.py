@@ -205,7 +205,7 @@ def test_undo_repeat_and_status():
     words = said(ref.on_action("repeat"))
     assert words.startswith("Ann rolled L, dot, dot.")
     assert said(ref.on_action("status")) == (
-        "Ann two chips, Bob four chips, Cy three chips. No chips in the centre. It is Bob's turn: roll three dice."
+        "Ann has two chips, Bob has four chips, Cy has three chips. No chips in the centre. It is Bob's turn: roll three dice."
     )
     out = ref.on_action("undo")
     assert said(out) == "Undone: Ann's roll of L, dot, dot. Ann, it is your turn again. Roll three dice."
@@ -277,7 +277,7 @@ def test_series_tally_next_starter_and_undoing_a_win():
     ref.start()
     for faces in (("C", "C", "C"), ("C", "C", "C")):
         out = ref.on_roll(clear(*faces))
-    assert "Games won so far: Ann zero, Bob zero, Cy one." in said(out)
+    assert "Games won so far: Ann has none, Bob has none, Cy has one win." in said(out)
     assert any(isinstance(o, Celebrate) for o in out)
     out = ref.on_action("undo")
     assert "That win is taken off the tally." in said(out) and ref.series.wins == (0, 0, 0)

@@ -464,7 +464,7 @@ class RefereeMachine(RuleBasedStateMachine):
         if self.state is not None:
             words = said(out)
             for name, n in zip(self.config.players, self.state.chips):
-                assert f"{name} {chips_words(n)}" in words
+                assert f"{name} has {chips_words(n)}" in words
             if self.ref.series is not None:
                 assert "Games won:" in words
 
