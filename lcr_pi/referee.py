@@ -159,6 +159,7 @@ class Referee:
         self.roll_off: RollOff | None = None
         self._unsure: RollObservation | None = None
         self._choice_index: int | None = None
+        self._cycled = False  # the choose button has named a candidate since the decision began
         self._picked: list[int] = []
         self._last_words: list[str] = []
         self._series_before_win: Series | None = None
@@ -287,7 +288,7 @@ class Referee:
         won = next((e for e in events if isinstance(e, ev.GameWon)), None)
         if isinstance(events[-1], ev.DecisionNeeded):
             self.phase = "await_decision"
-            self._choice_index = None
+            self._choice_index, self._cycled = None, False
             self._picked = []
             out += self._speak([self._choice_help()], keep=True, extend=True)
             out.append(ShowMoves(moves, None))
@@ -468,6 +469,13 @@ class Referee:
             return self._speak(["There is nothing to choose now."], keep=False)
         candidates = self._candidates()
         named = name is not None and any(p.casefold() == name.strip().casefold() for p in self.config.players)
+        if name is not None and not named and name.strip().isascii() and name.strip().isdigit():
+            # A number that ends one player's name ("Player 2", the voice setup's names) is that
+            # player; otherwise it is the Nth name offered (found by an audit: "choose 2" robbed
+            # Player 3, the second offered).
+            numbered = [p for p in self.config.players if p.split()[-1:] == [str(int(name))]]
+            if len(numbered) == 1:
+                name, named = numbered[0], True
         if name is not None and name.strip().isascii() and name.strip().isdigit() and not named:  # typed: "choose 2", the second name offered
             number_ = int(name)
             if not 1 <= number_ <= len(candidates):
@@ -484,7 +492,13 @@ class Referee:
             return self._pick(seat)
         self._choice_index = 0 if self._choice_index is None else (self._choice_index + 1) % len(candidates)
         seat = candidates[self._choice_index]
-        return [ShowTurn(seat), Say(f"{self.config.players[seat]}?")]
+        # Said with the chips left to take and kept for repeat, so a player choosing by ear hears
+        # whom confirm would rob, and when the names start over (found by an audit).
+        left = self.game.state.chips[seat] - self._picked.count(seat)
+        again = " (back to the first name)" if self._choice_index == 0 and self._cycled else ""
+        self._cycled = True
+        return [ShowTurn(seat)] + self._speak(
+            [f"{self.config.players[seat]}, {chips(left)}{again}? Press confirm to take from {self.config.players[seat]}."])
 
     def _candidates(self) -> list[int]:
         state = self.game.state
@@ -495,7 +509,7 @@ class Referee:
         self._picked.append(seat)
         pending = self.game.state.pending
         if len(self._picked) < pending.take:
-            self._choice_index = None
+            self._choice_index, self._cycled = None, False
             return self._speak([f"One chip from {self.config.players[seat]}. Choose the second."])
         picked, self._picked, self._choice_index = self._picked, [], None
         try:
@@ -506,6 +520,13 @@ class Referee:
         return self._after_events(events, record={"choose": [self.config.players[s] for s in picked]})
 
     def _undo(self) -> list:
+        if self.phase == "await_decision" and self._picked:
+            # The first of two picks is taken back, not the whole roll (found by an audit: a wrong
+            # pick cost the roll's W W).
+            seat = self._picked.pop()
+            self._choice_index, self._cycled = None, False
+            return self._speak([f"Taken back: the chip from {self.config.players[seat]}. "
+                                f"{self._decision_reminder()}"])
         if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
             return self._undo_roll_off_roll()
         if ((self.game is None or not self.game.can_undo) and self._before_new_game is not None
@@ -629,6 +650,10 @@ class Referee:
 
     def _decision_reminder(self) -> str:
         p = self.game.state.pending
+        if self._picked:  # one chip of two chosen already
+            first = self.config.players[self._picked[0]]
+            return (f"{self.config.players[p.seat]} takes one chip from {first} and must choose whom to take "
+                    f"the second from. {self._choice_help()}")
         return f"{self.config.players[p.seat]} must first choose whom to take {chips(p.take)} from. {self._choice_help()}"
 
     @staticmethod
@@ -638,6 +663,7 @@ class Referee:
     def _clear_pending(self) -> None:
         self._unsure = None
         self._choice_index = None
+        self._cycled = False
         self._picked = []
 
     def _speak(self, lines, *, keep: bool = True, extend: bool = False) -> list:

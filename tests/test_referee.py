@@ -178,11 +178,20 @@ def test_wild_decision_by_buttons_names_each_choice():
     out = ref.on_roll(clear("W", "W", "."))
     assert "Choose from Bob, Cy or Dee" in said(out) and ref.phase == "await_decision"
     assert said(ref.on_action("confirm")) == "Press choose to hear each name, then confirm to pick one."
-    assert said(ref.on_action("choose")) == "Bob?"
+    assert said(ref.on_action("choose")) == "Bob, three chips? Press confirm to take from Bob."
     out = ref.on_action("choose")
-    assert said(out) == "Cy?" and ShowTurn(2) in out
+    assert said(out) == "Cy, three chips? Press confirm to take from Cy." and ShowTurn(2) in out
+    assert said(ref.on_action("repeat")) == "Cy, three chips? Press confirm to take from Cy."  # who confirm takes
+    ref.on_action("choose")  # Dee
+    assert said(ref.on_action("choose")) == "Bob, three chips (back to the first name)? Press confirm to take from Bob."
+    ref.on_action("choose")  # Cy
     assert said(ref.on_action("confirm")) == "One chip from Cy. Choose the second."
-    ref.on_action("choose")  # Bob
+    assert "takes one chip from Cy and must choose whom to take the second from" in said(ref.on_action("status"))
+    # A wrong first pick is taken back alone, not the whole roll (found by an audit).
+    assert said(ref.on_action("undo")).startswith("Taken back: the chip from Cy. Ann must first choose whom")
+    assert ref.phase == "await_decision" and ref.game.state.chips == (3, 3, 3, 3)
+    ref.on_action("choose", "Cy")
+    assert said(ref.on_action("choose")) == "Bob, three chips? Press confirm to take from Bob."
     out = ref.on_action("confirm")
     assert "Ann takes one chip from Bob and one chip from Cy." in said(out)
     assert ref.game.state.chips == (5, 2, 2, 3) and ref.phase == "await_roll"
@@ -197,6 +206,11 @@ def test_wild_decision_typed_by_name_refuses_impossible_choices():
     assert said(ref.on_action("choose", "3")) == "Choose a number from 1 to 2."
     ref.on_action("choose", "2")  # the second name offered: Cy
     assert ref.game.state.chips == (4, 3, 2)
+    # With the voice setup's names, a number is the player of that number (found by an audit).
+    numbered = table("wild", players=["Player 1", "Player 2", "Player 3", "Player 4"])
+    numbered.on_roll(clear("W", ".", "."))
+    numbered.on_action("choose", "2")
+    assert numbered.game.state.chips == (4, 2, 3, 3)
 
 
 def test_undo_repeat_and_status():

@@ -119,6 +119,7 @@ class RefereeMachine(RuleBasedStateMachine):
             "series_obj": ref.series,
             "guess": ref.offered_guess,
             "can_undo": ref.game is not None and ref.game.can_undo,
+            "picked": list(ref._picked),  # the first of two Wild picks, made and not yet settled
         }
 
     def _unchanged(self, before, *, phase=True):
@@ -417,6 +418,11 @@ class RefereeMachine(RuleBasedStateMachine):
     def undo(self):
         before, out = self._act("undo")
         ref = self.ref
+        if before["phase"] == "await_decision" and before["picked"]:
+            # The first of two picks is taken back, not the roll.
+            self._unchanged(before)
+            assert ref._picked == before["picked"][:-1] and said(out).startswith("Taken back: the chip from")
+            return
         if before["can_undo"]:
             assert ref.game is before["game"]
             assert self.turns, "the referee undid a turn the test did not see"
