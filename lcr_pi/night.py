@@ -94,6 +94,7 @@ class Night:
     actions: ActionQueue
     closers: list = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    buttons: bool = False  # the table's buttons work (so the night's first words say what they do)
 
     def close(self) -> None:
         for close in reversed(self.closers):
@@ -256,4 +257,4 @@ def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, ec
         typed = KeyboardInput(on_action=actions.put_action, players=names,
                               on_error=lambda message: print(message, file=sys.stderr, flush=True))
         closers.append(typed.close)
-    return Night(settings, referee, speaker, lights, store, actions, closers, problems)
+    return Night(settings, referee, speaker, lights, store, actions, closers, problems, buttons=buttons is not None)

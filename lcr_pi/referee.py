@@ -564,10 +564,10 @@ class Referee:
             return self._speak([self._decision_reminder()], keep=False)
         if self.phase == "confirm_read":
             return self._speak(["Roll again, or press confirm if the dice show what I said."], keep=False)
-        return self._speak([
-            "Buttons: confirm, undo to take back the last turn, repeat to hear the last words again, "
-            "status for everyone's chips. Hold confirm for a new game."
-        ], keep=False)
+        now = {"roll_off": f"{self.roll_off.next_player if self.roll_off else 'The next player'} rolls three dice "
+                           "for the roll-off; undo takes back the last roll-off roll.",
+               "game_over": self._game_over_prompt()}.get(self.phase, "")
+        return self._speak([now, BUTTON_GUIDE], keep=False)
 
     def _repeat(self) -> list:
         return [Say(line) for line in self._last_words] or self._speak(self._status_words())
@@ -729,6 +729,11 @@ class Referee:
         else:
             ref.phase = "await_roll"  # an unsure read in flight is simply rolled again
         return ref
+
+
+#: What the buttons do, said by help and at the start of a night with buttons wired.
+BUTTON_GUIDE = ("Buttons: confirm, undo to take back the last turn, repeat to hear the last words again, "
+                "status for everyone's chips, choose for a Wild choice. Hold confirm for a new game.")
 
 
 def _sentence(text: str) -> str:

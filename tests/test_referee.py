@@ -445,3 +445,16 @@ def test_repeat_after_a_stray_press_repeats_the_game_not_the_reply():
     undone.start()
     undone.on_action("undo")  # nothing to undo yet
     assert "roll three dice" in said(undone.on_action("repeat"))
+
+
+def test_help_says_what_to_do_now_and_what_the_buttons_do():
+    # Found by an audit (2026-12-03): help gave the same list in a roll-off and after a win.
+    off = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    off.start()
+    words = said(off.on_action("help"))
+    assert words.startswith("Ann rolls three dice for the roll-off") and "Buttons: confirm" in words
+    ref = table()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))
+    words = said(ref.on_action("help"))
+    assert words.startswith("Press confirm for a new game.") and "Hold confirm for a new game." in words

@@ -118,3 +118,14 @@ def test_a_players_mistake_is_the_command_lines_not_the_settings_files(tmp_path,
         err = capsys.readouterr().err
         assert f"--players {players}: " in err and problem in err and "settings file" not in err
     assert spoken == []
+
+
+def test_a_night_with_buttons_says_what_they_do_before_the_game(tmp_path, monkeypatch, capsys, factory):
+    # Found by an audit (2026-12-03): no button explained the buttons, and help could only be typed.
+    config = tmp_path / "c.toml"
+    config.write_text(f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{tmp_path / "state"}"\n'
+                      "[gpio]\nenabled = true\nconfirm_button = 5\nundo_button = 6\nrepeat_button = 13\n")
+    assert run_with(config, monkeypatch, "--setup", "off") == 0
+    out = capsys.readouterr().out
+    guide = out.index("SAY: Buttons: confirm, undo")
+    assert guide < out.index("SAY: A new game of LCR")

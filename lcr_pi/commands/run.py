@@ -74,6 +74,10 @@ def run(args) -> int:
         for problem in night.problems:
             log.error("%s", problem)
             table.announce(f"Warning: {problem}.")
+        if night.buttons:  # a player who cannot read a label hears what each button does
+            from lcr_pi.referee import BUTTON_GUIDE
+
+            table.announce(BUTTON_GUIDE)
         if dice_source is None:
             table.announce("Type each roll, for example L dot C, or 4 1 6.")
         scoreboard = None
