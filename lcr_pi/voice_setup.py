@@ -150,6 +150,7 @@ class VoiceSetup:
         self.answers = asdict(self.initial)
         self.step = 0
         self.index = self._index_of(0)
+        self._voice = (self.answers["rate"], self.answers["volume"])  # what the speaker speaks with now
         self.done = False
         self.cancelled = False
 
@@ -169,11 +170,14 @@ class VoiceSetup:
         return self.question.options[self.index]
 
     def _preview(self) -> list:
-        """When the question is about the voice, speak its options with the voice they describe."""
-        if self.question.key not in ("rate", "volume"):
-            return []
+        """When the question is about the voice, speak its options with the voice they describe; on any
+        other question, with the voice the answers so far give (found by an audit: undo from the rate
+        question left the fastest voice on for the questions before it)."""
         rate = self._current_value() if self.question.key == "rate" else self.answers["rate"]
         volume = self._current_value() if self.question.key == "volume" else self.answers["volume"]
+        if (rate, volume) == self._voice:
+            return []
+        self._voice = (rate, volume)
         return [SpeechPreview(rate, volume)]
 
     def _ask(self, instructions: bool = False) -> list:
@@ -195,7 +199,7 @@ class VoiceSetup:
             self.answers[self.question.key] = self._current_value()
             return self._next()
         if name in ("repeat", "status"):
-            return self._ask()
+            return self._ask(instructions=True)  # what the buttons do here, too: heard once is easily missed
         if name == "help":
             return self._ask(instructions=True) + [Say("Repeat says the question again, undo goes back one "
                                                       "question, holding confirm keeps the rest as it is.")]

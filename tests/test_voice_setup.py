@@ -126,7 +126,8 @@ def test_undo_repeat_and_a_long_press_that_keeps_the_rest():
                                              "How many players? Now: 5 players."]
     setup.on_action("choose")
     assert said(setup.on_action("confirm")) == ["How many chips does each player start with? Now: 4 chips each."]
-    assert said(setup.on_action("repeat")) == ["How many chips does each player start with? Now: 4 chips each."]
+    assert said(setup.on_action("repeat")) == ["How many chips does each player start with? Now: 4 chips each. "
+                                               "Press choose for the next option, confirm to accept."]
     assert said(setup.on_action("undo")) == ["How many players? Now: 6 players."]
     outputs = setup.on_action("new_game")
     assert said(outputs)[0] == "Keeping the rest as it is." and setup.done
@@ -154,9 +155,11 @@ def test_a_value_from_the_settings_outside_the_options_is_kept_as_an_option():
     assert "Now: 15 players." in said(setup.start())[-1]
     setup.on_action("confirm")
     setup.on_action("confirm")
-    assert said(setup.on_action("repeat")) == ["Which rules? Now: wild plus last chip."]
+    assert said(setup.on_action("repeat")) == ["Which rules? Now: wild plus last chip. "
+                                               "Press choose for the next option, confirm to accept."]
     setup.on_action("confirm")
-    assert said(setup.on_action("repeat")) == ["How fast should I speak? Now: 200 words a minute."]
+    assert said(setup.on_action("repeat")) == ["How fast should I speak? Now: 200 words a minute. "
+                                               "Press choose for the next option, confirm to accept."]
     assert said(setup.on_action("choose")) == ["fast."]  # 200 sits between normal (175) and fast (250)
 
 
@@ -388,3 +391,19 @@ def test_each_rate_is_heard_at_its_own_speed_with_real_espeak(tmp_path):
 
     slow, fastest = seconds("*-140"), seconds("*-450")
     assert slow > 1.8 * fastest, (slow, fastest)  # "slow." at 140 wpm against "fastest." at 450 wpm
+
+
+def test_undo_from_the_speech_rate_question_brings_the_chosen_voice_back():
+    # Found by an audit (2026-12-03): choosing through to "fastest" and pressing undo left every later
+    # question at 450 words a minute.
+    setup = VoiceSetup(SetupChoices())
+    setup.start()
+    while setup.question.key != "rate":
+        setup.on_action("confirm")
+    outs = [setup.on_action("choose") for _ in range(6)]
+    fast = [o for out in outs for o in out if isinstance(o, SpeechPreview)][-1]
+    assert fast.rate > SetupChoices().rate
+    back = setup.on_action("undo")
+    previews = [o for o in back if isinstance(o, SpeechPreview)]
+    assert previews and (previews[-1].rate, previews[-1].volume) == (SetupChoices().rate, SetupChoices().volume)
+    assert not [o for o in setup.on_action("repeat") if isinstance(o, SpeechPreview)]  # the voice is already so
