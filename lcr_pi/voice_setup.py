@@ -471,9 +471,17 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
         problems.append(problem)
     if remembered is not None:
         try:
-            settings = apply_choices(settings, remembered)
+            chosen = apply_choices(settings, remembered)
         except UserError as exc:
             problems.append(f"the remembered game setup cannot be used ({exc}); using the settings file")
+        else:
+            # Said when it overrides what the settings file says (found by an audit: a person who
+            # edited the file for four players heard a game of three, and nothing said why).
+            if SetupChoices.from_settings(settings) != remembered:
+                problems.append(
+                    f"the game set up with the buttons is used ({remembered.summary()}), not the settings file's; "
+                    f"press choose at the start to change it, or delete {settings.state_dir / SETUP_FILE} to use the file")
+            settings = chosen
     if mode == "remembered":
         return settings, problems
     from lcr_pi.inputs import ActionQueue
