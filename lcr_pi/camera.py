@@ -240,8 +240,13 @@ def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, contro
     if spec == "auto":
         try:
             return PiCameraSource(width, height, controls)
-        except UserError:
-            return OpenCVSource(0, width, height)
+        except UserError as no_pi_camera:
+            try:
+                return OpenCVSource(0, width, height)
+            except UserError as no_webcam:
+                # Both reasons: on a Pi the first is the one to act on (found by an audit: only
+                # "cannot open webcam 0" was said).
+                raise UserError(f"no Pi camera ({no_pi_camera}) and no webcam ({no_webcam})") from None
     if spec.startswith("webcam:"):
         index = spec.split(":", 1)[1]
         if not (index.isascii() and index.isdigit()):

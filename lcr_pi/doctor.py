@@ -278,22 +278,26 @@ def check_buttons(settings: Settings, factory, say: Callable[[str], None], *, ti
 # -- files -----------------------------------------------------------------------------------------------
 
 
-def check_calibration(path: Path) -> Check:
-    """The table's calibration: read by the calibration module when it exists, else checked as JSON."""
+def check_calibration(path: Path, resolution: tuple[int, int] | None = None) -> Check:
+    """The table's calibration, checked as ``lcr-pi run`` loads it: for the camera's frame size
+    (``resolution``, the settings' [camera] width and height) and with its empty-tray picture (found
+    by an audit: a calibration for another camera passed here, and run then read without it)."""
     try:
-        from lcr_pi.vision.calibration import load_calibration_or_default  # written for issue 5
+        from lcr_pi.vision.calibration import load_calibration_or_default, load_reference_or_none
     except ImportError:
         load_calibration_or_default = None
     if load_calibration_or_default is not None:
         try:
-            calibration, warning = load_calibration_or_default(path)
+            calibration, warning = load_calibration_or_default(path, resolution)
         except UserError as exc:
             return Check("calibration", "FAIL", str(exc))
         if calibration is None and warning is None:
             return Check("calibration", "WARN", f"no calibration at {path} (the reader works without it; "
                                                 "run lcr-pi calibrate for this table)")
-        if calibration is None:  # a damaged file: the game reads without it, but it should be made again
+        if calibration is None:  # a damaged file, or one for another camera: the game reads without it
             return Check("calibration", "FAIL", f"{warning}; run lcr-pi calibrate again")
+        _, reference_warning = load_reference_or_none(calibration, path)
+        warning = "; ".join(w for w in (warning, reference_warning) if w)
         return Check("calibration", "WARN" if warning else "PASS", warning or f"{path} loaded")
     files = sorted(path.glob("*.json")) if path.is_dir() else [path] if path.exists() else []
     if not files:
@@ -440,6 +444,25 @@ def _default_speaker(settings: Settings):
     return make_speaker(s.voice, s.rate, s.volume, sounds=False)
 
 
+def _as_the_night_plays(settings: Settings) -> tuple[Settings, Check | None]:
+    """The settings with the remembered button setup applied, as ``lcr-pi run`` does, and a line
+    saying so (None when there is no remembered setup)."""
+    from lcr_pi.voice_setup import apply_choices, load_remembered
+
+    remembered, problem = load_remembered(settings.state_dir)
+    if problem:
+        return settings, Check("game setup", "WARN", problem)
+    if remembered is None:
+        return settings, None
+    try:
+        return apply_choices(settings, remembered), Check(
+            "game setup", "PASS", f"the game set up with the buttons is used: {remembered.summary()} "
+                                  "(checked below as the night plays it)")
+    except UserError as exc:
+        return settings, Check("game setup", "WARN", f"the remembered game setup cannot be used ({exc}); "
+                                                     "the settings file is used")
+
+
 def _default_camera(spec: str, settings: Settings):
     from lcr_pi.camera import open_frame_source
 
@@ -462,6 +485,12 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
 
     for check in checks:
         print(f"{check.status:<5} {check.name}: {check.detail}", file=out, flush=True)
+
+    # The game the night would play: a setup made with the buttons wins over the file (found by an
+    # audit: the pins were checked for the file's players, run warned of the remembered ones').
+    settings, setup_check = _as_the_night_plays(settings)
+    if setup_check is not None:
+        show(setup_check)
 
     speech, speaker = check_speech(lambda: (rig.make_speaker or _default_speaker)(settings),
                                    engine=settings.speech.engine)
@@ -498,7 +527,8 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
                 for check in check_buttons(settings, factory, say, timeout_s=rig.button_timeout_s,
                                            skip=skip_buttons):
                     show(check)
-        show(check_calibration(rig.calibration or settings.reader.calibration_path()))
+        show(check_calibration(rig.calibration or settings.reader.calibration_path(),
+                               (settings.camera.width, settings.camera.height)))
         show(check_taught_dice(settings.reader, rig.teach_folder))
         if rig.models_dir is not None:
             models_dir = rig.models_dir

@@ -346,14 +346,30 @@ def test_taught_dice_are_named_checked_and_matched_to_the_dice_setting(tmp_path)
 
 def test_calibration_uses_the_calibration_module_when_there_is_one(tmp_path, monkeypatch):
     module = types.ModuleType("lcr_pi.vision.calibration")
-    module.load_calibration_or_default = lambda path: (None, f"{path} was made for a 640x480 camera")
+    module.load_calibration_or_default = lambda path, size=None: (None, f"{path} was made for a 640x480 camera")
+    module.load_reference_or_none = lambda cal, path: (None, None)
     monkeypatch.setitem(sys.modules, "lcr_pi.vision.calibration", module)
     check = check_calibration(tmp_path / "c.json")
     assert check.status == "FAIL" and "640x480 camera" in check.detail and "calibrate again" in check.detail
-    module.load_calibration_or_default = lambda path: (None, None)
+    module.load_calibration_or_default = lambda path, size=None: (None, None)
     assert check_calibration(tmp_path / "c.json").status == "WARN"
-    module.load_calibration_or_default = lambda path: (object(), None)
+    module.load_calibration_or_default = lambda path, size=None: (object(), None)
     assert check_calibration(tmp_path / "c.json").status == "PASS"
+    module.load_reference_or_none = lambda cal, path: (None, "the reference image is missing")
+    check = check_calibration(tmp_path / "c.json")
+    assert check.status == "WARN" and "reference image is missing" in check.detail
+
+
+def test_a_calibration_for_another_camera_fails_as_run_would_read_without_it(tmp_path):
+    # Found by an audit (2026-12-03): it passed here, and lcr-pi run then read the whole frame.
+    import json as json_
+
+    path = tmp_path / "table.json"
+    path.write_text(json_.dumps({"version": 1, "resolution": [1280, 960], "tray": {"box": [10, 10, 1200, 900]},
+                                 "die_px": 40}))
+    assert check_calibration(path, (1280, 960)).status == "PASS"
+    check = check_calibration(path, (1920, 1080))
+    assert check.status == "FAIL" and "1280x960" in check.detail and "1920x1080" in check.detail
 
 
 def test_a_damaged_calibration_file_with_the_real_calibration_module(tmp_path):
@@ -492,3 +508,20 @@ def test_the_command_prints_the_list_and_exits_non_zero_on_a_failure(tmp_path, c
     assert re.search(r"^PASS  state folder ", report, re.M)
     last = out.rstrip().splitlines()[-1]
     assert " failed" in last and "2 skipped." in last and not last.startswith("0 ")
+
+
+def test_the_doctor_checks_the_game_the_night_plays_with_a_remembered_setup(tmp_path):
+    # Found by an audit (2026-12-03): the doctor checked the file's players while run played the
+    # remembered setup's (and warned about LEDs the doctor had passed).
+    from lcr_pi.doctor import _as_the_night_plays
+    from lcr_pi.voice_setup import SetupChoices, save_choices
+
+    settings = parse_settings(f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    assert _as_the_night_plays(settings) == (settings, None)
+    save_choices(tmp_path, SetupChoices(players=8, variant="wild"))
+    played, check = _as_the_night_plays(settings)
+    assert len(played.game.players) == 8 and played.game.variant == "wild"
+    assert check.status == "PASS" and "8 players" in check.detail
+    (tmp_path / "setup.json").write_text("{")
+    played, check = _as_the_night_plays(settings)
+    assert played == settings and check.status == "WARN" and "damaged" in check.detail

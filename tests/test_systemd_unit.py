@@ -298,7 +298,9 @@ def test_without_gpio_on_this_computer_every_button_is_off_and_said_once(tmp_pat
     night = assemble(night_settings(tmp_path, "confirm_button = 5\nundo_button = 6\n"), keyboard=False)
     try:
         assert night.problems == ["buttons are off: cannot drive GPIO pins on this computer (Unable to load any "
-                                  "default pin factory!); on a laptop run `lcr-pi demo`, or set "
+                                  "default pin factory!); on a Raspberry Pi, the user running lcr-pi must be in "
+                                  "the gpio group (sudo usermod -aG gpio,video,audio lcr-pi, then restart) and "
+                                  "python3-lgpio installed; on a laptop run `lcr-pi demo`, or set "
                                   "GPIOZERO_PIN_FACTORY=mock to try with simulated pins"]
     finally:
         night.close()

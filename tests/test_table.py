@@ -224,3 +224,20 @@ def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
     assert speaker.cuts == 4
     table.action("confirm")
     assert speaker.cuts == 4
+
+
+def test_auto_camera_says_why_neither_the_pi_camera_nor_a_webcam_opened(monkeypatch):
+    # Found by an audit (2026-12-03): only "cannot open webcam 0" was said on a Pi whose camera (or
+    # picamera2) was missing.
+    import lcr_pi.camera as camera
+
+    def no_pi_camera(*a, **k):
+        raise UserError("picamera2 is not installed")
+
+    def no_webcam(*a, **k):
+        raise UserError("cannot open webcam 0")
+
+    monkeypatch.setattr(camera, "PiCameraSource", no_pi_camera)
+    monkeypatch.setattr(camera, "OpenCVSource", no_webcam)
+    with pytest.raises(UserError, match=r"no Pi camera \(picamera2 is not installed\) and no webcam \(cannot open webcam 0\)"):
+        open_frame_source("auto")

@@ -36,8 +36,9 @@ def pin_factory_or_default(pin_factory=None):
         Device.ensure_pin_factory()
     except (BadPinFactory, ImportError, OSError) as exc:
         raise UserError(
-            f"cannot drive GPIO pins on this computer ({exc}); on a laptop run `lcr-pi demo`, or set "
-            "GPIOZERO_PIN_FACTORY=mock to try with simulated pins"
+            f"cannot drive GPIO pins on this computer ({exc}); on a Raspberry Pi, the user running lcr-pi "
+            "must be in the gpio group (sudo usermod -aG gpio,video,audio lcr-pi, then restart) and python3-lgpio "
+            "installed; on a laptop run `lcr-pi demo`, or set GPIOZERO_PIN_FACTORY=mock to try with simulated pins"
         ) from None
     return Device.pin_factory
 
