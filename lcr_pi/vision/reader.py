@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -48,6 +48,9 @@ VERDICTS = ("clear", "unsure", "obstructed", "cocked", "no_dice")
 # (1280x960, 40 tables, 245 finds on dice) the finds on dice were 0.62-1.29 of the calibrated size
 # (perspective, the die's tilt on the detector's box); half the finds on no die were under 0.35.
 DIE_SIZE_RANGE = (0.5, 2.0)
+#: A clear reading at a calibrated die size whose sure finds' median side lies outside this share of it
+#: is unsure: the calibration no longer fits (dice of another size may have been left out).
+SIZE_AGREES = (0.7, 1.4)
 # Without a calibrated size: a find more than OUTSIZED or under UNDERSIZED times the median size of
 # the frame's sure finds, on which the classifier sees no face (its best face under FACELESS), is not
 # a die. On the held-out calibration frames (78 photos, 600 renders) dice measured 0.56-1.69 times
@@ -237,6 +240,7 @@ class FrameMemo:
     looks: dict = field(default_factory=dict)
     faces: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)
+    outsized: list = field(default_factory=list)  # sure finds left out for their size (die_px given)
 
 
 class DiceReader:
@@ -302,8 +306,25 @@ class DiceReader:
                                    only=[d.score >= could_be_sure for d in new])
             memo.faces.update((d, (p, sharpness(c))) for d, p, c in zip(new, probs, crops))
         probs = np.stack([memo.faces[d][0] for d in dets])
-        return interpret(dets, probs, frame.shape, dice_kind, st, [memo.faces[d][1] for d in dets],
-                         pairs=self.touching(frame, dets, probs, memo))
+        reading = interpret(dets, probs, frame.shape, dice_kind, st, [memo.faces[d][1] for d in dets],
+                            pairs=self.touching(frame, dets, probs, memo))
+        sides = [d.side for d in dets if d.score >= st.sure_detection]
+        if reading.verdict == "clear" and die_px is not None and sides and not (
+                SIZE_AGREES[0] * die_px <= float(np.median(sides)) <= SIZE_AGREES[1] * die_px):
+            # The dice found are another size than calibrated (the camera moved or zoomed): others,
+            # of their size, may have been left out. Unsure, so the calibrated reader looks again.
+            reading = replace(reading, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in reading.dice),
+                              message="The dice look another size than the calibration says; please check or re-roll "
+                                      "(and calibrate again if the camera moved).")
+        if reading.verdict == "clear" and die_px is not None and memo.outsized:
+            # Found by an audit (2026-12-03): with the calibrated size off, dice seen smaller were
+            # left out and the rest announced as the roll. Unsure, so the calibrated reader looks
+            # again at the dice's own scale.
+            h, w = frame.shape[:2]
+            where = join_places(list(dict.fromkeys(describe_position(d.cx, d.cy, w, h) for d in memo.outsized)))
+            reading = replace(reading, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in reading.dice),
+                              message=f"Something like a die of another size at the {where}; please check or re-roll.")
+        return reading
 
     def touching(self, frame: np.ndarray, dets, probs: np.ndarray, memo: "FrameMemo | None" = None):
         """The pairs of finds that may touch (indices into ``dets``) and the pair network's belief for
@@ -347,8 +368,14 @@ class DiceReader:
                 dets = look(better) or []
         if dets and die_px is not None:
             # With the dice's size known, a find of another size is a pip, a chip or a blob, not a
-            # die: it would cost a classification and could only make the frame unsure.
-            dets = [d for d in dets if DIE_SIZE_RANGE[0] * die_px <= d.side <= DIE_SIZE_RANGE[1] * die_px]
+            # die: it would cost a classification and could only make the frame unsure. But a sure
+            # find of another size that lies on no kept find may be a die seen larger or smaller
+            # than calibrated: it is remembered, and the reading is not clear without it.
+            fits = [d for d in dets if DIE_SIZE_RANGE[0] * die_px <= d.side <= DIE_SIZE_RANGE[1] * die_px]
+            memo.outsized = [d for d in dets if d not in fits and d.score >= st.doubt_detection
+                             and not any(abs(d.cx - k.cx) < k.side / 2 + d.side / 2 and abs(d.cy - k.cy) < k.side / 2 + d.side / 2
+                                         for k in fits)]
+            dets = fits
         return dets
 
     def _look(self, frame: np.ndarray, long_side: int, doubt: float, region) -> list | None:

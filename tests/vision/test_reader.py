@@ -665,3 +665,16 @@ def test_a_wild_game_reads_ordinary_dice_as_ordinary_dice_and_wild_dice_as_wild(
     assert dots.verdict == "clear" and dots.faces == ("dot", "dot")
     # Before any roll has shown the kind, dots are asked about, never announced.
     assert WildGameDice(reader.read, wild_pip=1)(settled(["dot", "dot"], "wild")).verdict == "unsure"
+
+
+@pytest.mark.parametrize("seed", [1, 14, 19, 29, 31, 36, 38])
+def test_a_calibrated_die_size_that_no_longer_fits_leaves_no_die_out_silently(reader, seed):
+    # Found by an audit (2026-12-03): told a die size much larger than the dice (the camera moved or
+    # zoomed since calibration), the reader dropped the smaller dice and announced the rest as clear.
+    from lcr_pi.vision.render import random_scene
+
+    scene = random_scene(np.random.default_rng(seed), size=(640, 480), n_dice=(3, 4), kind="lcr", pool="holdout")
+    box = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in scene.dice]))
+    reading = reader.read(scene.image, dice_kind="lcr", die_px=1.44 * box)
+    assert not (reading.verdict == "clear" and len(reading.dice) < len(scene.dice)), reading
+    assert reader.read(scene.image, dice_kind="lcr", die_px=0.8 * box).verdict in ("clear", "unsure", "cocked")
