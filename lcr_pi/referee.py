@@ -406,7 +406,8 @@ class Referee:
             extra = seen - expected
             return (f"{player} rolls {dice(expected)}, but I see {number(seen)}. "
                     f"Please take {number(extra)} {'die' if extra == 1 else 'dice'} out and roll {self._all(expected)} again.")
-        return f"{player} rolls {dice(expected)}, but I see {number(seen)}. Please roll {self._all(expected)} again."
+        return (f"{player} rolls {dice(expected)}, but I see {number(seen) if seen else 'none'}. "
+                f"Please roll {self._all(expected)} again.")
 
     @staticmethod
     def _all(n: int) -> str:
@@ -469,21 +470,25 @@ class Referee:
             return self._speak(["There is nothing to choose now."], keep=False)
         candidates = self._candidates()
         named = name is not None and any(p.casefold() == name.strip().casefold() for p in self.config.players)
-        if name is not None and not named and name.strip().isascii() and name.strip().isdigit():
+        # A number of at most three plain digits ('²' is isdigit() but no int(); 5000 digits are more
+        # than int() takes, and no table has a thousand players).
+        digits = name is not None and not named and name.strip().isascii() and name.strip().isdigit() \
+            and len(name.strip()) <= 3
+        if digits:
             # A number that ends one player's name ("Player 2", the voice setup's names) is that
             # player; otherwise it is the Nth name offered (found by an audit: "choose 2" robbed
             # Player 3, the second offered).
             numbered = [p for p in self.config.players if p.split()[-1:] == [str(int(name))]]
             if len(numbered) == 1:
-                name, named = numbered[0], True
-        if name is not None and name.strip().isascii() and name.strip().isdigit() and not named:  # typed: "choose 2", the second name offered
+                name, named, digits = numbered[0], True, False
+        if digits:  # typed: "choose 2", the second name offered
             number_ = int(name)
             if not 1 <= number_ <= len(candidates):
                 return self._speak([f"Choose a number from 1 to {len(candidates)}."], keep=False)
             return self._pick(candidates[number_ - 1])
         if name is not None:  # typed: "choose Bob"
             try:
-                seat = self.config.seat_of(name)
+                seat = self.config.seat_of(name[:40])
             except UserError as exc:
                 return self._speak([_sentence(str(exc))], keep=False)
             if seat not in candidates:
@@ -498,7 +503,8 @@ class Referee:
         again = " (back to the first name)" if self._choice_index == 0 and self._cycled else ""
         self._cycled = True
         return [ShowTurn(seat)] + self._speak(
-            [f"{self.config.players[seat]}, {chips(left)}{again}? Press confirm to take from {self.config.players[seat]}."])
+            [f"{self.config.players[seat]}, with {chips(left)}{again}? Press confirm to take from "
+             f"{self.config.players[seat]}."])
 
     def _candidates(self) -> list[int]:
         state = self.game.state
@@ -617,6 +623,10 @@ class Referee:
         # (found by an audit: three turns were lost for good, "Nothing to undo").
         before = (self.game, self.series, self._series_before_win) if self.game is not None else None
         keep = before is not None and (self.game.can_undo or self.phase == "game_over")
+        if not keep and self._before_new_game is not None:
+            # A second press before the new game had a turn (often, after an accidental one): the
+            # game the first press ended is still the one undo brings back (found by a review).
+            before, keep = self._before_new_game, True
         out = self._speak(["Starting a new game." + (" Undo brings the last one back." if keep else "")])
         if self.series is not None and self.series.is_over:
             self.series = Series.start(self.config, self.series_rules)

@@ -43,6 +43,7 @@ from lcr_pi.settings import Settings
 log = logging.getLogger("lcr_pi.voice_setup")
 
 SETUP_FILE = "setup.json"
+OVERRIDING_NOTE = "the game set up with the buttons is used"  # how the note on a remembered setup begins
 SETUP_FORMAT = "lcr-pi-setup"
 SETUP_VERSION = 1
 
@@ -461,6 +462,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
     problems: list[str] = []
+    overriding = None  # what to say when the remembered setup is played instead of the file's
     # Not fitted to the file's players here: the remembered or new setup may seat more (found by an
     # audit: six wired LEDs were cut to the file's four, and two seats were said to have none).
     if mode == "off":
@@ -476,14 +478,15 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             problems.append(f"the remembered game setup cannot be used ({exc}); using the settings file")
         else:
             # Said when it overrides what the settings file says (found by an audit: a person who
-            # edited the file for four players heard a game of three, and nothing said why).
+            # edited the file for four players heard a game of three, and nothing said why); added
+            # to the problems only where it is what is played (not after a new setup), below.
             if SetupChoices.from_settings(settings) != remembered:
-                problems.append(
-                    f"the game set up with the buttons is used ({remembered.summary()}), not the settings file's; "
-                    f"press choose at the start to change it, or delete {settings.state_dir / SETUP_FILE} to use the file")
+                change = "press choose at the start to change it, or " if mode in ("auto", "ask") else ""
+                overriding = (f"{OVERRIDING_NOTE} ({remembered.summary()}), not the settings "
+                              f"file's; {change}delete {settings.state_dir / SETUP_FILE} to use the file")
             settings = chosen
     if mode == "remembered":
-        return settings, problems
+        return settings, problems + ([overriding] if overriding else [])
     from lcr_pi.inputs import ActionQueue
 
     actions = ActionQueue()
@@ -492,7 +495,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     except UserError as exc:
         if mode == "ask":
             problems.append(f"the voice setup cannot run: {exc}")
-        return settings, problems
+        return settings, problems + ([overriding] if overriding else [])
     make_speaker = make_speaker or default_speaker_factory(settings, stream)
     speaker = None
     try:
@@ -500,7 +503,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             speaker = make_speaker(settings.speech.rate, settings.speech.volume)
         except UserError as exc:  # the night has its own fallbacks and says what is wrong
             problems.append(f"the voice setup cannot speak ({exc}), so it was not offered")
-            return settings, problems
+            return settings, problems + ([overriding] if overriding else [])
         if mode == "auto":
             speaker.say("To change the game, press choose now.")
             deadline = time.monotonic() + offer_s
@@ -511,7 +514,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                 except queue.Empty:
                     pass
             if not wanted:
-                return settings, problems
+                return settings, problems + ([overriding] if overriding else [])
         setup = VoiceSetup(SetupChoices.from_settings(settings))
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:
@@ -525,6 +528,8 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
             settings = chosen
+        elif overriding:
+            problems.append(overriding)  # the setup was left: the remembered one is still played
         return settings, problems
     finally:
         buttons.close()

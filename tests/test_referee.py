@@ -178,12 +178,13 @@ def test_wild_decision_by_buttons_names_each_choice():
     out = ref.on_roll(clear("W", "W", "."))
     assert "Choose from Bob, Cy or Dee" in said(out) and ref.phase == "await_decision"
     assert said(ref.on_action("confirm")) == "Press choose to hear each name, then confirm to pick one."
-    assert said(ref.on_action("choose")) == "Bob, three chips? Press confirm to take from Bob."
+    assert said(ref.on_action("choose")) == "Bob, with three chips? Press confirm to take from Bob."
     out = ref.on_action("choose")
-    assert said(out) == "Cy, three chips? Press confirm to take from Cy." and ShowTurn(2) in out
-    assert said(ref.on_action("repeat")) == "Cy, three chips? Press confirm to take from Cy."  # who confirm takes
+    assert said(out) == "Cy, with three chips? Press confirm to take from Cy." and ShowTurn(2) in out
+    assert said(ref.on_action("repeat")) == "Cy, with three chips? Press confirm to take from Cy."  # who confirm takes
     ref.on_action("choose")  # Dee
-    assert said(ref.on_action("choose")) == "Bob, three chips (back to the first name)? Press confirm to take from Bob."
+    assert said(ref.on_action("choose")) == ("Bob, with three chips (back to the first name)? "
+                                             "Press confirm to take from Bob.")
     ref.on_action("choose")  # Cy
     assert said(ref.on_action("confirm")) == "One chip from Cy. Choose the second."
     assert "takes one chip from Cy and must choose whom to take the second from" in said(ref.on_action("status"))
@@ -191,7 +192,7 @@ def test_wild_decision_by_buttons_names_each_choice():
     assert said(ref.on_action("undo")).startswith("Taken back: the chip from Cy. Ann must first choose whom")
     assert ref.phase == "await_decision" and ref.game.state.chips == (3, 3, 3, 3)
     ref.on_action("choose", "Cy")
-    assert said(ref.on_action("choose")) == "Bob, three chips? Press confirm to take from Bob."
+    assert said(ref.on_action("choose")) == "Bob, with three chips? Press confirm to take from Bob."
     out = ref.on_action("confirm")
     assert "Ann takes one chip from Bob and one chip from Cy." in said(out)
     assert ref.game.state.chips == (5, 2, 2, 3) and ref.phase == "await_roll"
@@ -458,3 +459,15 @@ def test_help_says_what_to_do_now_and_what_the_buttons_do():
     ref.on_roll(clear("C", "C", "C"))
     words = said(ref.on_action("help"))
     assert words.startswith("Press confirm for a new game.") and "Hold confirm for a new game." in words
+
+
+def test_a_second_long_press_keeps_the_game_the_first_one_ended():
+    # Found by a review (2026-12-03): a second press before the new game's first turn (after hearing
+    # "Starting a new game") threw the kept game away.
+    ref = table()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_action("new_game")
+    assert "Undo brings the last one back." in said(ref.on_action("new_game"))
+    ref.on_action("undo")
+    assert ref.game.state.chips == (0, 3, 3) and ref.game.state.pot == 3
+    assert "but I see none" in said(ref.on_roll(RollObservation((), "unsure")))

@@ -280,6 +280,18 @@ def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path
     assert "not the settings file's" in problems[0] and "setup.json" in problems[0]
     assert [text for _, _, text in log] == ["To change the game, press choose now."]
     assert log[0][:2] == (175, 50)  # said in the remembered voice
+    # Without the offer there is no "press choose" in the note (found by a review).
+    _, problems = power_on_setup(settings, mode="remembered", pin_factory=factory)
+    assert len(problems) == 1 and "press choose" not in problems[0] and "setup.json" in problems[0]
+    # A new setup made at the offer is what is played: no note about the remembered one (a review).
+    make, log, _ = voices(table_person(factory, [
+        ("To change the game", ["choose"]),
+        ("How many players?", ["confirm"]), ("How many chips", ["confirm"]),
+        ("Which rules?", ["choose", "confirm"]),                  # wild -> wild-win
+        ("How fast", ["confirm"]), ("How loud?", ["confirm"]),
+    ]))
+    changed, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=3)
+    assert changed.game.variant == "wild-win" and problems == []
 
 
 def test_a_setup_that_cannot_be_saved_is_used_and_reported(tmp_path, factory):

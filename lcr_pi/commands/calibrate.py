@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--empty", metavar="FILE", default=None,
                         help="with --image: a picture of the empty tray from the same camera, kept as the reference")
     parser.add_argument("--out", default=str(CALIBRATION_DIR / "table.json"),
-                        help="where to save (default: %(default)s, where lcr-pi run looks)")
+                        help="where to save (default: %(default)s, where lcr-pi run looks unless [reader] calibration names another file)")
     parser.add_argument("--tray", metavar="x0,y0,x1,y1", default=None, help="the tray box in pixels, instead of finding it")
     parser.add_argument("--die-px", type=float, default=None, help="the dice's top-face side in pixels, instead of measuring it")
     parser.add_argument("--width", type=int, default=1280, help="camera frame width (default: %(default)s)")

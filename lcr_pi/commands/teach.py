@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
     src.add_argument("--folder", metavar="DIR", default=None, help="a labelled roll folder of the dice instead")
     parser.add_argument("--name", required=True, help="a name for the dice design, e.g. star-dice")
     parser.add_argument("--out", default=None,
-                        help=f"where to save (default: {CALIBRATION_DIR}/teach-NAME.npz, where lcr-pi run looks)")
+                        help=f"where to save (default: {CALIBRATION_DIR}/teach-NAME.npz, where lcr-pi run looks unless [reader] teach names another file)")
     parser.add_argument("--kind", choices=["pip", "lcr", "wild"], default=None,
                         help="which faces the dice have (default: lcr from the camera, guessed from a folder)")
     parser.add_argument("--views", type=int, default=5, help="views of each face to take from the camera (default: %(default)s)")

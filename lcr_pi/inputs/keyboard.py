@@ -87,7 +87,7 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
 
 
 def _choice(text: str, players: Sequence[str]) -> str:
-    if text.isascii() and text.isdigit():
+    if text.isascii() and text.isdigit() and len(text) <= 3:
         return text
     for name in players:
         if text.lower() == name.lower():

@@ -586,7 +586,17 @@ class CalibratedReader:
         region = (x0 + px0, y0 + py0, x0 + px1, y0 + py1)
         memo = FrameMemo()
         reading = self.reader.read(frame, dice_kind=dice_kind, die_px=cal.die_px, region=region, memo=memo)
-        if reading.verdict == "unsure":
+        if reading.verdict == "no_dice" and getattr(memo, "outsized", None):
+            # Every find was another size than calibrated: dice, perhaps, with the calibration off
+            # (the camera moved). Looked at again at their own scale; dice seen so are what is read,
+            # and said to be of another size (found by a review: every roll read "no dice", and the
+            # table said nothing).
+            again = self.reader.read(frame, dice_kind=dice_kind, region=region, memo=memo)
+            if again.dice:
+                reading = replace(again, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in again.dice),
+                                  message="The dice look another size than the calibration says; please check or "
+                                          "re-roll (and calibrate again if the camera moved).")
+        elif reading.verdict == "unsure":
             # A second look as the uncalibrated reader looks: every find, whatever its size, at a
             # scale chosen from the dice found. Across a wide view the dice's size varies, and
             # looked at once at the calibrated size a die is sometimes found as two finds, or a die

@@ -450,3 +450,16 @@ def test_the_calibrated_reader_refuses_a_bad_frame_in_the_readers_words():
     for frame, problem in ((np.zeros((0, 640, 3), np.uint8), "empty"), (np.zeros((12, 16, 3), np.uint8), "too small")):
         with pytest.raises(UserError, match=problem):
             reader.read(frame)
+
+
+def test_dice_all_of_another_size_than_calibrated_are_read_at_their_own_and_asked_about():
+    # Found by a review (2026-12-03): with the calibrated size over twice the dice's, every find was
+    # dropped, every roll read "no dice", and the table said nothing.
+    from lcr_pi.vision.reader import DiceReader
+
+    scene = random_scene(np.random.default_rng(14), size=(640, 480), n_dice=(3, 4), kind="pip", pool="holdout")
+    box = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in scene.dice]))
+    reading = CalibratedReader(DiceReader(), Calibration((640, 480), (0, 0, 640, 480), die_px=2.5 * box)).read(
+        scene.image, dice_kind="pip")
+    assert reading.verdict == "unsure" and "another size than the calibration" in reading.message
+    assert len(reading.dice) == len(scene.dice) and all(d.could_be == () for d in reading.dice)

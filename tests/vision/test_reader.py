@@ -678,3 +678,4 @@ def test_a_calibrated_die_size_that_no_longer_fits_leaves_no_die_out_silently(re
     reading = reader.read(scene.image, dice_kind="lcr", die_px=1.44 * box)
     assert not (reading.verdict == "clear" and len(reading.dice) < len(scene.dice)), reading
     assert reader.read(scene.image, dice_kind="lcr", die_px=0.8 * box).verdict in ("clear", "unsure", "cocked")
+
