@@ -250,6 +250,12 @@ class Referee:
         except UserError as exc:
             return [Attention()] + self._speak([f"I could not read that roll ({exc}). {player}, please roll again."])
         if "W" in obs.faces and not self.config.wild:
+            if obs.verdict != "clear":
+                # A W in a reading the reader doubts is no fact to tell the table (found by an audit:
+                # ordinary dice, read unsure with finds off the dice, were said to show a W); its
+                # guess cannot be confirmed either, so the dice are thrown again.
+                reason = obs.message or "I am not sure of the dice"
+                return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
             return [Attention()] + self._speak(
                 [f"I see a W face, but this game is not played with Wild dice. {player}, please roll again."])
         if obs.verdict != "clear":

@@ -55,6 +55,9 @@ def test_a_clear_roll_moves_chips_lights_the_moves_and_checkpoints():
          "Ann rolls three dice, but I see four. Please take one die out and roll all three dice again."),
         (clear("L"), "Ann rolls three dice, but I see one. Please roll all three dice again."),
         (clear("W", ".", "."), "I see a W face, but this game is not played with Wild dice. Ann, please roll again."),
+        # A W the reader doubts is not told as a fact (found by an audit: ordinary dice read unsure).
+        (RollObservation(("W", "4", "3"), verdict="unsure", message="not sure about the die at the left"),
+         "Not sure about the die at the left. Ann, please roll again."),
     ],
 )
 def test_doubtful_rolls_move_nothing_and_say_why(obs, words):
