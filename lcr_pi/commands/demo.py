@@ -111,7 +111,8 @@ def run(args) -> int:
         score = source.score
         print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
               f"called unsure ({score.confirmed} settled by a press of confirm, the guess being right; the others "
-              f"thrown again), {len(score.wrong)} were wrong, "
+              f"thrown again), {len(score.wrong)} {'was' if len(score.wrong) == 1 else 'were'} wrong "
+              f"(announced as read: the reader was sure), "
               f"{len(score.miscounted)} saw another number of dice (the referee asked again); "
               f"{score.typed} rolls were typed after repeated unsure reads.")
         for thrown, read in score.wrong:
