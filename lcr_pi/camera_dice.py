@@ -15,7 +15,7 @@ import numpy as np
 
 from lcr_pi.referee import RollObservation
 from lcr_pi.rules.faces import ONE_PIP
-from lcr_pi.vision.reader import doubted_dice
+from lcr_pi.vision.reader import asked, doubted_dice, unsettled
 from lcr_pi.vision.settle import SettleDetector, is_black
 
 _VERDICT_COLOURS = {"clear": (60, 200, 60), "unsure": (0, 170, 255), "cocked": (0, 0, 255)}
@@ -81,15 +81,13 @@ class CameraDice:
                 self.settle.reset()  # read the next still frame of this rest again
                 return None
             # Asked, not settled by the moves of its faces: the reader says this picture cannot be trusted.
-            reading = replace(unsettled(reading), verdict="unsure", message=(
-                "The picture of the dice stays blurred: is the camera steady and in focus?"))
+            reading = asked(reading, "The picture of the dice stays blurred: is the camera steady and in focus?")
         self._blurred = 0
         if left_lying(reading, self._lying):
             self._passed_over()
             return None  # every die that lay is kept: one hidden now (under an arm) may show again
         self._lying = reading.dice
         return observe(reading, update.frame)
-
 
     def _learn_lying(self, frame: np.ndarray) -> None:
         self._frames_seen, self._quiet = None, None
@@ -229,12 +227,6 @@ def other_dice(reading, shown: str):
     said = (f"These look like {kinds[shown]}, but the earlier rolls were {kinds['wild' if shown == 'pip' else 'pip']}; "
             "please check or re-roll.")
     return replace(reading, dice=dice, verdict="unsure", unsure_dice=doubted, message=said)
-
-
-def unsettled(reading):
-    """An unsure or cocked reading whose dice may not be settled by the moves their faces would make
-    (every ``could_be`` emptied): the referee asks, offering its guess for confirm."""
-    return replace(reading, dice=tuple(replace(d, could_be=()) for d in reading.dice))
 
 
 def one_pip_unknown(reading):

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.reader import FrameMemo, check_frame, describe_position, join_places
+from lcr_pi.vision.reader import OTHER_SIZE, FrameMemo, asked, check_frame, describe_position, join_places, unsettled
 
 FORMAT_VERSION = 1
 DEFAULT_PATH = Path("calibration") / "table.json"
@@ -593,9 +593,7 @@ class CalibratedReader:
             # table said nothing).
             again = self.reader.read(frame, dice_kind=dice_kind, region=region, memo=memo)
             if again.dice:
-                reading = replace(again, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in again.dice),
-                                  message="The dice look another size than the calibration says; please check or "
-                                          "re-roll (and calibrate again if the camera moved).")
+                reading = asked(again, OTHER_SIZE)
         elif reading.verdict == "unsure":
             # A second look as the uncalibrated reader looks: every find, whatever its size, at a
             # scale chosen from the dice found. Across a wide view the dice's size varies, and
@@ -617,11 +615,10 @@ class CalibratedReader:
                 where = join_places([describe_position((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, x1 - x0, y1 - y0)
                                      for b in missed])
                 unread = f"Something on the tray at the {where} was not read as a die; please check or re-roll."
-                dice = tuple(replace(d, could_be=()) for d in reading.dice)
                 if reading.verdict == "clear":
-                    reading = replace(reading, dice=dice, verdict="unsure", message=unread)
+                    reading = asked(reading, unread)
                 else:
-                    reading = replace(reading, dice=dice, message=f"{reading.message} {unread}")
+                    reading = replace(unsettled(reading), message=f"{reading.message} {unread}")
         return reading
 
 

@@ -313,17 +313,14 @@ class DiceReader:
                 SIZE_AGREES[0] * die_px <= float(np.median(sides)) <= SIZE_AGREES[1] * die_px):
             # The dice found are another size than calibrated (the camera moved or zoomed): others,
             # of their size, may have been left out. Unsure, so the calibrated reader looks again.
-            reading = replace(reading, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in reading.dice),
-                              message="The dice look another size than the calibration says; please check or re-roll "
-                                      "(and calibrate again if the camera moved).")
+            reading = asked(reading, OTHER_SIZE)
         if reading.verdict == "clear" and die_px is not None and memo.outsized:
             # Found by an audit (2026-12-03): with the calibrated size off, dice seen smaller were
             # left out and the rest announced as the roll. Unsure, so the calibrated reader looks
             # again at the dice's own scale.
             h, w = frame.shape[:2]
             where = join_places(list(dict.fromkeys(describe_position(d.cx, d.cy, w, h) for d in memo.outsized)))
-            reading = replace(reading, verdict="unsure", dice=tuple(replace(d, could_be=()) for d in reading.dice),
-                              message=f"Something like a die of another size at the {where}; please check or re-roll.")
+            reading = asked(reading, f"Something like a die of another size at the {where}; please check or re-roll.")
         return reading
 
     def touching(self, frame: np.ndarray, dets, probs: np.ndarray, memo: "FrameMemo | None" = None):
@@ -698,6 +695,22 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
                        kind, tuple(map(tuple, probs_kept[order])))
     return Reading(tuple(dice), kind=kind, probabilities=tuple(map(tuple, probs_kept[order])),
                    **verdict_for(dice, unsure, cocked))
+
+
+#: Said when the dice are found at another size than the calibration's (the camera moved or zoomed).
+OTHER_SIZE = ("The dice look another size than the calibration says; please check or re-roll "
+              "(and calibrate again if the camera moved).")
+
+
+def unsettled(reading):
+    """The reading with no die's ``could_be`` left: no doubt in it may be settled by the moves its
+    faces would make, so the referee asks (offering its guess for confirm)."""
+    return replace(reading, dice=tuple(replace(d, could_be=()) for d in reading.dice))
+
+
+def asked(reading, message: str):
+    """The reading made unsure, with ``message``, and nothing in it settled by moves (:func:`unsettled`)."""
+    return replace(unsettled(reading), verdict="unsure", message=message)
 
 
 def doubted_dice(reading) -> tuple[int, ...]:

@@ -53,7 +53,7 @@ import numpy as np
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
-from lcr_pi.vision.reader import FRAME_CHOOSES, check_frame
+from lcr_pi.vision.reader import FRAME_CHOOSES, check_frame, unsettled
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -1486,7 +1486,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # they may be that design's faces misread, so with a taught set no doubt is settled so (but for
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
-        reading = replace(reading, dice=tuple(replace(d, could_be=()) for d in reading.dice))
+        reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
