@@ -115,13 +115,11 @@ def make_night_speaker(settings: Settings, *, echo: bool = False, problems: list
         return PrintSpeaker()
     if engine == "espeak-ng" and shutil.which("espeak-ng") is None:
         raise UserError("speech.engine is 'espeak-ng' but espeak-ng is not installed: sudo apt install espeak-ng")
-    voice = s.voice
-    if shutil.which("espeak-ng") is not None:
-        voice, problem = voice_or_fallback(voice)
-        if problem:
-            problems.append(problem)
-        if voice is None:
-            return PrintSpeaker()
+    voice, problem = voice_or_fallback(s.voice)
+    if problem:
+        problems.append(problem)
+    if voice is None:
+        return PrintSpeaker()
     return make_speaker(voice, s.rate, s.volume, s.sounds, echo=echo)
 
 

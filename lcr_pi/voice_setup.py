@@ -43,7 +43,6 @@ from lcr_pi.settings import Settings
 log = logging.getLogger("lcr_pi.voice_setup")
 
 SETUP_FILE = "setup.json"
-OVERRIDING_NOTE = "the game set up with the buttons is used"  # how the note on a remembered setup begins
 SETUP_FORMAT = "lcr-pi-setup"
 SETUP_VERSION = 1
 
@@ -376,12 +375,10 @@ def fit_leds_to_players(settings: Settings) -> Settings:
 def default_speaker_factory(settings: Settings, stream=None) -> Callable[[int, int], object]:
     """Speakers with the settings' voice at a given rate and volume (printed words without espeak-ng);
     a voice espeak-ng does not know is spoken as "en" (the night says why), as the night's speaker is."""
-    import shutil
-
     from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, voice_or_fallback
 
     voice = settings.speech.voice
-    if settings.speech.engine != "print" and shutil.which("espeak-ng") is not None:
+    if settings.speech.engine != "print":
         voice, _ = voice_or_fallback(voice)  # the problem is said by the night, once
 
     def make(rate: int, volume: int):
@@ -451,13 +448,15 @@ def setup_buttons(settings: Settings, on_action, pin_factory=None):
 
 def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                    make_speaker: Callable[[int, int], object] | None = None, offer_s: float = 6.0,
-                   idle_s: float = 120.0, stream=None) -> tuple[Settings, list[str]]:
+                   idle_s: float = 120.0, stream=None, players_fixed: bool = False) -> tuple[Settings, list[str]]:
     """What ``lcr-pi run`` does before the night: use the remembered setup, and offer to change it.
 
     ``mode``: "off" (the settings file only), "remembered" (apply the saved setup, ask nothing), "auto"
     (apply it, then say "to change the game, press choose" and wait ``offer_s`` seconds for the choose
     button), "ask" (run the setup at once). Returns the settings to play with and the problems to report
     (a damaged setup file, buttons that do not work, a setup that cannot be saved): the night goes on.
+    A remembered setup that overrides the settings file is one of them, when it is what is played:
+    not after a new setup, nor with ``players_fixed`` (the command line names the players).
     """
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
@@ -480,13 +479,17 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             # Said when it overrides what the settings file says (found by an audit: a person who
             # edited the file for four players heard a game of three, and nothing said why); added
             # to the problems only where it is what is played (not after a new setup), below.
-            if SetupChoices.from_settings(settings) != remembered:
+            if SetupChoices.from_settings(settings) != remembered and not players_fixed:
                 change = "press choose at the start to change it, or " if mode in ("auto", "ask") else ""
-                overriding = (f"{OVERRIDING_NOTE} ({remembered.summary()}), not the settings "
+                overriding = (f"the game set up with the buttons is used ({remembered.summary()}), not the settings "
                               f"file's; {change}delete {settings.state_dir / SETUP_FILE} to use the file")
             settings = chosen
+
+    def remembered_played(played: Settings) -> tuple[Settings, list[str]]:
+        return played, problems + ([overriding] if overriding else [])
+
     if mode == "remembered":
-        return settings, problems + ([overriding] if overriding else [])
+        return remembered_played(settings)
     from lcr_pi.inputs import ActionQueue
 
     actions = ActionQueue()
@@ -495,7 +498,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     except UserError as exc:
         if mode == "ask":
             problems.append(f"the voice setup cannot run: {exc}")
-        return settings, problems + ([overriding] if overriding else [])
+        return remembered_played(settings)
     make_speaker = make_speaker or default_speaker_factory(settings, stream)
     speaker = None
     try:
@@ -503,7 +506,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             speaker = make_speaker(settings.speech.rate, settings.speech.volume)
         except UserError as exc:  # the night has its own fallbacks and says what is wrong
             problems.append(f"the voice setup cannot speak ({exc}), so it was not offered")
-            return settings, problems + ([overriding] if overriding else [])
+            return remembered_played(settings)
         if mode == "auto":
             speaker.say("To change the game, press choose now.")
             deadline = time.monotonic() + offer_s
@@ -514,7 +517,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                 except queue.Empty:
                     pass
             if not wanted:
-                return settings, problems + ([overriding] if overriding else [])
+                return remembered_played(settings)
         setup = VoiceSetup(SetupChoices.from_settings(settings))
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:
@@ -527,10 +530,8 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                 save_choices(settings.state_dir, setup.choices)
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
-            settings = chosen
-        elif overriding:
-            problems.append(overriding)  # the setup was left: the remembered one is still played
-        return settings, problems
+            return chosen, problems
+        return remembered_played(settings)  # the setup was left: the remembered one is still played
     finally:
         buttons.close()
         if speaker is not None:

@@ -283,6 +283,8 @@ def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path
     # Without the offer there is no "press choose" in the note (found by a review).
     _, problems = power_on_setup(settings, mode="remembered", pin_factory=factory)
     assert len(problems) == 1 and "press choose" not in problems[0] and "setup.json" in problems[0]
+    # Nor when the command line names the players (--players), which then win (a review).
+    assert power_on_setup(settings, mode="remembered", pin_factory=factory, players_fixed=True)[1] == []
     # A new setup made at the offer is what is played: no note about the remembered one (a review).
     make, log, _ = voices(table_person(factory, [
         ("To change the game", ["choose"]),

@@ -11,7 +11,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
 from lcr_pi.settings import load_settings, with_players
 from lcr_pi.table import Table, run_loop
-from lcr_pi.voice_setup import OVERRIDING_NOTE, power_on_setup
+from lcr_pi.voice_setup import power_on_setup
 
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
 
@@ -60,10 +60,9 @@ def run(args) -> int:
         _say_settings_error(exc)
         raise
     settings = apply_overrides(settings, args)  # a mistake on the command line is printed, not blamed on the file
-    settings, setup_problems = power_on_setup(settings, mode=args.setup)
-    if args.players:  # the command line wins over the remembered setup (whose note would then be wrong)
+    settings, setup_problems = power_on_setup(settings, mode=args.setup, players_fixed=bool(args.players))
+    if args.players:  # the command line wins over the remembered setup
         settings = with_players(settings, players_option(args))
-        setup_problems = [p for p in setup_problems if not p.startswith(OVERRIDING_NOTE)]
     night = assemble(settings, new=args.new)
     night.problems[:0] = setup_problems
     try:

@@ -176,9 +176,12 @@ def validate_voice(voice: str, program: str = "espeak-ng") -> str:
 
 
 def voice_or_fallback(voice: str, program: str = "espeak-ng") -> tuple[str | None, str | None]:
-    """``(voice to speak with, problem)``: the voice when espeak-ng knows it; else "en" and why; else
+    """``(voice to speak with, problem)``: the voice when espeak-ng knows it (or is not installed, so
+    that :func:`make_speaker` prints the words and says how to install it); else "en" and why; else
     (an espeak-ng that lists no voices: installed but broken) None, for printed words, and why. A
     table without a screen must hear its game, never exit silently over a voice's name."""
+    if shutil.which(program) is None:
+        return voice, None
     try:
         return validate_voice(voice, program), None
     except UserError as exc:
