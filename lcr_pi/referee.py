@@ -192,7 +192,6 @@ class Referee:
         self._series_before_win = None
         if not after_roll_off:
             self._before_new_game = None  # a game begun otherwise (confirm at game over) ends that chance
-        if not after_roll_off:
             self._roll_offs_before = []
         if first is None:
             self.phase = "roll_off"
@@ -651,7 +650,7 @@ class Referee:
         self._clear_pending()
         self.roll_off, self._roll_offs_before = None, []
         state = self.game.state
-        self.phase = "game_over" if state.is_over else "await_decision" if state.pending is not None else "await_roll"
+        self.phase = self._phase_of_game()
         words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
@@ -737,14 +736,13 @@ class Referee:
             if str(exc).startswith(source):
                 raise
             raise UserError(f"{source}: {exc}") from None  # a setting inside it that is not allowed
-        state = ref.game.state
-        if state.is_over:
-            ref.phase = "game_over"
-        elif state.pending is not None:
-            ref.phase = "await_decision"
-        else:
-            ref.phase = "await_roll"  # an unsure read in flight is simply rolled again
+        ref.phase = ref._phase_of_game()  # an unsure read in flight is simply rolled again
         return ref
+
+    def _phase_of_game(self) -> str:
+        """The phase a game in play is in, by its state alone (a restart, a game brought back)."""
+        state = self.game.state
+        return "game_over" if state.is_over else "await_decision" if state.pending is not None else "await_roll"
 
 
 #: What the buttons do, said by help and at the start of a night with buttons wired.
