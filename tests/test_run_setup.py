@@ -12,6 +12,18 @@ def run_with(config, monkeypatch, *extra):
     return cli.main(["run", "--config", str(config), "--dice", "keyboard", *extra])
 
 
+def recorded_speech(monkeypatch) -> list[str]:
+    """What every speaker the program makes says, in a list (printed nowhere)."""
+    spoken = []
+
+    class Recorder(speech.PrintSpeaker):
+        def say(self, text):
+            spoken.append(text)
+
+    monkeypatch.setattr(speech, "make_speaker", lambda *a, **k: Recorder())
+    return spoken
+
+
 def test_the_remembered_setup_is_used_and_a_damaged_one_is_said(tmp_path, monkeypatch, capsys):
     state = tmp_path / "state"
     state.mkdir()
@@ -26,13 +38,7 @@ def test_the_remembered_setup_is_used_and_a_damaged_one_is_said(tmp_path, monkey
 
 
 def test_a_settings_error_is_spoken_before_the_exit(tmp_path, monkeypatch):
-    spoken = []
-
-    class Recorder(speech.PrintSpeaker):
-        def say(self, text):
-            spoken.append(text)
-
-    monkeypatch.setattr(speech, "make_speaker", lambda *a, **k: Recorder())
+    spoken = recorded_speech(monkeypatch)
     config = tmp_path / "c.toml"
     config.write_text("[speech]\nrate = 900\n")
     assert run_with(config, monkeypatch) == 2
@@ -104,13 +110,7 @@ def test_an_espeak_that_lists_no_voices_prints_the_words_and_says_why(tmp_path, 
 def test_a_players_mistake_is_the_command_lines_not_the_settings_files(tmp_path, monkeypatch, capsys):
     # Found by an audit (2026-12-03): "--players Ann,Ann,Bob" was said and printed as "The settings file
     # has a mistake" when there was no settings file.
-    spoken = []
-
-    class Recorder(speech.PrintSpeaker):
-        def say(self, text):
-            spoken.append(text)
-
-    monkeypatch.setattr(speech, "make_speaker", lambda *a, **k: Recorder())
+    spoken = recorded_speech(monkeypatch)
     config = tmp_path / "c.toml"
     config.write_text('[speech]\nengine = "print"\n')
     for players, problem in (("Ann,Ann,Bob", "two players are called 'Ann'"), ("Ann", "at least 3 players")):

@@ -43,6 +43,22 @@ def speak_to_files(tmp_path, sentences, **options) -> list:
     return sorted(tmp_path.glob("*.wav"))
 
 
+def fake_espeak(tmp_path, body: str, name: str = "fake-espeak") -> str:
+    """A stand-in for espeak-ng: voice listings go to the real one, speaking runs ``body`` (Python,
+    with ``text`` read from stdin and ``args`` the arguments)."""
+    script = tmp_path / name
+    script.write_text(f"""#!{sys.executable}
+import os, subprocess, sys, time
+args = sys.argv[1:]
+if any(a.startswith("--voices") for a in args):
+    os.execvp("espeak-ng", ["espeak-ng", *args])
+text = sys.stdin.read()
+{body}
+""")
+    script.chmod(0o755)
+    return str(script)
+
+
 def gated_espeak(tmp_path, *, fail: bool = False) -> tuple[str, object, object]:
     """A wrapper around the real espeak-ng that holds each utterance until ``release`` exists.
 
@@ -50,24 +66,15 @@ def gated_espeak(tmp_path, *, fail: bool = False) -> tuple[str, object, object]:
     is busy; ``fail`` makes it fail like espeak-ng without a sound card (exit 0, ALSA error text).
     """
     gate, started = tmp_path / "release", tmp_path / "started.log"
-    script = tmp_path / "gated-espeak"
-    script.write_text(f"""#!{sys.executable}
-import os, subprocess, sys, time
-args = sys.argv[1:]
-if any(a.startswith("--voices") for a in args):
-    os.execvp("espeak-ng", ["espeak-ng", *args])
-text = sys.stdin.read()
-with open({str(started)!r}, "a") as log:
+    program = fake_espeak(tmp_path, f"""with open({str(started)!r}, "a") as log:
     log.write(text + "\\n")
 while not os.path.exists({str(gate)!r}):
     time.sleep(0.005)
 if {fail!r}:
     sys.stderr.write("ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\\nerror: No such file\\n")
     sys.exit(0)
-sys.exit(subprocess.run(["espeak-ng", *args], input=text.encode()).returncode)
-""")
-    script.chmod(0o755)
-    return str(script), gate, started
+sys.exit(subprocess.run(["espeak-ng", *args], input=text.encode()).returncode)""", name="gated-espeak")
+    return program, gate, started
 
 
 def wait_for_file(path, timeout: float = 20.0) -> None:
@@ -273,20 +280,6 @@ def test_cue_sounds_differ_in_pitch_rhythm_and_side():
         assert np.abs(s).max() < 32767  # no clipping
         assert np.abs(s[:5]).max() < 2000 and np.abs(s[-5:]).max() < 2000  # faded: no click
 
-
-def fake_espeak(tmp_path, body: str) -> str:
-    """A stand-in for espeak-ng: voice listings go to the real one, speaking runs ``body`` (Python)."""
-    script = tmp_path / "fake-espeak"
-    script.write_text(f"""#!{sys.executable}
-import os, sys, time
-args = sys.argv[1:]
-if any(a.startswith("--voices") for a in args):
-    os.execvp("espeak-ng", ["espeak-ng", *args])
-text = sys.stdin.read()
-{body}
-""")
-    script.chmod(0o755)
-    return str(script)
 
 
 def test_a_hung_espeak_is_killed_and_the_sentences_after_it_are_not_stuck(tmp_path, monkeypatch):

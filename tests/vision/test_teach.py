@@ -237,23 +237,38 @@ def test_with_a_taught_set_no_doubt_is_settled_by_its_move(painted):
     assert reading.faces == doubting.faces and all(d.could_be == () for d in reading.dice)
 
 
+class Answering:
+    """A reader double that answers every frame with one reading."""
+
+    def __init__(self, reading):
+        self.reading = reading
+
+    def read(self, frame, *, dice_kind="auto", calibration=None):
+        return self.reading
+
+
+def sure_dice(scene, face) -> tuple:
+    """A rendered scene's dice as a reader sure of ``face(die)`` for each, on its true outline, gives them."""
+    return tuple(DieReading(face(d), 0.99, d.box, detector_corners(d), tuple(np.mean(d.corners, 0)), "centre", True)
+                 for d in scene.dice)
+
+
+def one_for_dot(die) -> str:
+    """The face a pip reader names a taught dot face with: one pip."""
+    return "1" if die.face == "dot" else die.face
+
+
 def test_a_taught_lcr_set_stays_out_of_a_game_set_for_pip_dice(painted):
     taught, scenes = painted
     image, scene = scenes[0]
     wrong = {"L": "R", "R": "C", "C": "dot", "dot": "L"}
-    sure = Reading(tuple(DieReading(wrong[d.face], 0.99, d.box, detector_corners(d), tuple(np.mean(d.corners, 0)),
-                                    "centre", True) for d in scene.dice), "clear", message="Read.", kind="lcr")
-
-    class Sure:
-        def read(self, frame, *, dice_kind="auto", calibration=None):
-            return sure
-
+    sure = Reading(sure_dice(scene, lambda d: wrong[d.face]), "clear", message="Read.", kind="lcr")
     # Set for LCR dice (or left to the reader, also in a Wild game), the taught set doubts the reader's
     # wrong faces...
     for kind in ("lcr", "auto", "pip-or-wild"):
-        assert TaughtReader(Sure(), taught).read(image, dice_kind=kind).verdict != "clear"
+        assert TaughtReader(Answering(sure), taught).read(image, dice_kind=kind).verdict != "clear"
     # ...set for ordinary pip dice, it is not asked: the reader's reading is the answer.
-    assert TaughtReader(Sure(), taught).read(image, dice_kind="pip") is sure
+    assert TaughtReader(Answering(sure), taught).read(image, dice_kind="pip") is sure
 
 
 def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_unsure(painted):
@@ -262,15 +277,9 @@ def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_u
     agreed = disagreed = 0
     for image, scene in scenes[:8]:
         for wrong in (False, True):
-            sure = Reading(tuple(DieReading(other[d.face] if wrong else d.face, 0.99, d.box, detector_corners(d),
-                                            tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice),
-                           "clear", message="Read.", kind="lcr")
-
-            class Sure:
-                def read(self, frame, *, dice_kind="auto", calibration=None):
-                    return sure
-
-            reading = TaughtReader(Sure(), taught).read(image, dice_kind="lcr")
+            sure = Reading(sure_dice(scene, lambda d: other[d.face] if wrong else d.face), "clear", message="Read.",
+                           kind="lcr")
+            reading = TaughtReader(Answering(sure), taught).read(image, dice_kind="lcr")
             for truth in scene.dice:
                 on = [d for d in reading.dice if _covers(truth, d.centre)]
                 assert on, "a die the reader read is never dropped"
@@ -295,15 +304,8 @@ def test_a_readers_one_on_a_taught_dot_face_is_a_one_or_a_dot(painted):
     for image, scene in scenes:
         if not any(d.face == "dot" for d in scene.dice):
             continue
-        sure = Reading(tuple(DieReading("1" if d.face == "dot" else d.face, 0.99, d.box, detector_corners(d),
-                                        tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice),
-                       "clear", message="Read.", kind="pip")
-
-        class Sure:
-            def read(self, frame, *, dice_kind="auto", calibration=None):
-                return sure
-
-        reading = TaughtReader(Sure(), taught).read(image, dice_kind="auto")
+        sure = Reading(sure_dice(scene, one_for_dot), "clear", message="Read.", kind="pip")
+        reading = TaughtReader(Answering(sure), taught).read(image, dice_kind="auto")
         for truth in scene.dice:
             on = [d for d in reading.dice if _covers(truth, d.centre)]
             if truth.face == "dot" and on and on[0].face == "dot":
@@ -328,15 +330,9 @@ def test_a_blurred_picture_stays_blurred_when_the_taught_set_agrees_up_to_one_or
     for image, scene in scenes:
         if not any(d.face == "dot" for d in scene.dice):
             continue
-        dice = tuple(DieReading("1" if d.face == "dot" else d.face, 0.99, d.box, detector_corners(d),
-                                tuple(np.mean(d.corners, 0)), "centre", True) for d in scene.dice)
+        dice = sure_dice(scene, one_for_dot)
         blurred = Reading(dice, "obstructed", tuple(range(len(dice))), "The picture is blurred.", kind="pip")
-
-        class Blurred:
-            def read(self, frame, *, dice_kind="auto", calibration=None):
-                return blurred
-
-        reading = TaughtReader(Blurred(), taught).read(image, dice_kind="auto")
+        reading = TaughtReader(Answering(blurred), taught).read(image, dice_kind="auto")
         checked += 1
         assert reading.verdict == "obstructed", reading
     assert checked >= 3
