@@ -9,6 +9,7 @@ growing pause, and tells the table while the camera is away.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -89,14 +90,26 @@ class OpenCVSource:
         self.capture.release()
 
 
+def frame_order(path: Path) -> tuple:
+    """Sort key of a frame file: its name with each run of digits taken as a number, so that
+    frame2 comes before frame10, as a tool that numbers frames without leading zeros
+    (``ffmpeg ... frame%d.png``) means them.
+
+    >>> sorted(["frame10.png", "frame2.png", "frame1.png"], key=lambda n: frame_order(Path(n)))
+    ['frame1.png', 'frame2.png', 'frame10.png']
+    """
+    parts = re.split(r"(\d+)", path.name)  # text, number, text, ... (odd places: the numbers)
+    return tuple((int(p), p) if i % 2 else (-1, p) for i, p in enumerate(parts))
+
+
 class FolderSource:
-    """A folder of frames, read in name order (a replay of a night, or a test)."""
+    """A folder of frames, read in name order, numbers by their value (a replay of a night, or a test)."""
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise UserError(f"frame folder {folder} does not exist")
-        self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.paths = sorted((p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=frame_order)
         if not self.paths:
             raise UserError(f"frame folder {folder} has no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
         self.index = 0

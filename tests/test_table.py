@@ -108,6 +108,15 @@ def test_bad_camera_sources_are_named(spec, message):
         open_frame_source(spec)
 
 
+def test_a_folder_of_frames_numbered_without_leading_zeros_plays_in_number_order(tmp_path):
+    # Found by an audit: frames from 'ffmpeg -i night.mp4 frame%d.png' were read frame1, frame10,
+    # frame11, ..., frame2: the rolls of the night came out of order (and dice "moved" between them).
+    for i in (1, 2, 3, 10, 11, 20):
+        cv2.imwrite(str(tmp_path / f"frame{i}.png"), np.full((48, 64, 3), i, np.uint8))
+    source = FolderSource(tmp_path)
+    assert [int(source.read()[0, 0, 0]) for _ in range(6)] == [1, 2, 3, 10, 11, 20]
+
+
 def test_an_empty_frame_folder_is_named(tmp_path):
     with pytest.raises(UserError, match="has no images"):
         FolderSource(tmp_path)
