@@ -24,7 +24,8 @@ HELP = "Find the tray, measure the dice and lock the camera's exposure; save cal
 def add_arguments(parser) -> None:
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--camera", metavar="SOURCE", default=None,
-                     help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
+                     help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto); "
+                          "a recording's first frame is taken as the empty tray and its last as the dice")
     src.add_argument("--image", metavar="FILE", default=None, help="calibrate from one picture of the tray instead")
     parser.add_argument("--empty", metavar="FILE", default=None,
                         help="with --image: a picture of the empty tray from the same camera, kept as the reference")
@@ -59,18 +60,40 @@ def _wait(prompt: str, yes: bool) -> None:
         sys.stdin.readline()
 
 
-def _settled_frame(source, seconds: float = 2.0):
-    """A frame after the camera's automatic exposure had ``seconds`` to settle."""
-    end = time.monotonic() + seconds
+#: A camera that gives no frame for this long is given up (a webcam that opens but sends nothing, as
+#: OpenCV's /dev/video0 on a Pi whose camera is read through picamera2).
+NO_FRAME_SECONDS = 10.0
+
+
+def _settled_frame(source, seconds: float = 2.0, *, last: bool = False):
+    """A frame after the camera's automatic exposure had ``seconds`` to settle.
+
+    A recording (a video file or a folder of frames: ``recording``) is read far faster than it was
+    filmed, so its first frame is the empty tray and its last (``last``) the dice (found by an audit:
+    the 2 s for the empty tray read the whole recording, and the dice step said "the camera gave no
+    frames"). A live camera that gives no frame for :data:`NO_FRAME_SECONDS` is given up, rather than
+    waited for without a word."""
+    recording = bool(getattr(source, "recording", False))
+    start = time.monotonic()
     frame = None
-    while time.monotonic() < end or frame is None:
+    while True:
         got = source.read()
         if got is not None:
             frame = got
         elif getattr(source, "exhausted", False):
             break
+        else:
+            time.sleep(0.01)  # no frame yet: do not spin a core
+        waited = time.monotonic() - start
+        if frame is not None and (not last if recording else waited >= seconds):
+            break
+        if frame is None and waited >= NO_FRAME_SECONDS:
+            break
     if frame is None:
-        raise UserError("the camera gave no frames")
+        if recording:
+            raise UserError("the recording has no frame left for this step: it should show the empty tray first "
+                            "and the dice in it last")
+        raise UserError(f"the camera gave no frames in {NO_FRAME_SECONDS:g} s")
     return frame
 
 
@@ -116,7 +139,7 @@ def run(args) -> int:
                 print(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
                       f"colour gains {controls['ColourGains']}")
             _wait("Now roll the dice into the tray, then press Enter.", args.yes)
-            with_dice = _settled_frame(source, 1.0)
+            with_dice = _settled_frame(source, 1.0, last=True)
         finally:
             source.close()
     # The empty-tray picture may guide reading only if it really is empty: a die left in it would

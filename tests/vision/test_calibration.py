@@ -463,3 +463,39 @@ def test_dice_all_of_another_size_than_calibrated_are_read_at_their_own_and_aske
         scene.image, dice_kind="pip")
     assert reading.verdict == "unsure" and "another size than the calibration" in reading.message
     assert len(reading.dice) == len(scene.dice) and all(d.could_be == () for d in reading.dice)
+
+
+def test_calibrate_from_a_recording_takes_its_first_frame_as_the_empty_tray_and_its_last_as_the_dice(tmp_path, capsys):
+    # Found by an audit: the 2 s allowed for the empty tray's exposure read the whole folder (or
+    # video), and the dice step then said "the camera gave no frames".
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, _ = roll_sequence(np.random.default_rng(2), size=(640, 480), faces=["3", "6"], n_frames=6,
+                              preset="felt-table", empty_frames=2)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, frame in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), frame)
+    out = tmp_path / "cal" / "table.json"
+    assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out), "--tray", "20,30,600,460",
+                 "--die-px", "33"]) == 0, capsys.readouterr().err
+    assert np.array_equal(cv2.imread(str(out.parent / "table-empty.png")), frames[0])
+
+
+def test_calibrate_gives_up_on_a_camera_that_sends_no_frames(tmp_path, capsys, monkeypatch):
+    # Found by an audit: a webcam that opens but sends nothing (OpenCV's /dev/video0 on a Pi whose
+    # camera needs picamera2) kept calibrate waiting forever, a core busy, without a word.
+    import lcr_pi.camera
+    from lcr_pi.commands import calibrate
+
+    class Silent:
+        def read(self):
+            return None
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", lambda spec, **kw: Silent())
+    monkeypatch.setattr(calibrate, "NO_FRAME_SECONDS", 0.3)
+    assert main(["calibrate", "--camera", "webcam:0", "--yes", "--out", str(tmp_path / "table.json")]) == 2
+    assert "the camera gave no frames in 0.3 s" in capsys.readouterr().err
