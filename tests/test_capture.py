@@ -156,3 +156,25 @@ def test_a_picture_the_reader_refuses_gets_no_guess_and_the_capture_goes_on(tmp_
 
     n = capture(ListSource(frames), refuse, tmp_path / "mine", ask=lambda p: "2 5", say=said.append)
     assert n == 2 and any("no guess for this picture" in s for s in said)
+
+
+def test_a_camera_unplugged_during_the_capture_ends_it_and_the_saved_rolls_are_kept(tmp_path, two_rolls, monkeypatch):
+    # Found by an audit: a webcam that stopped sending frames kept the capture spinning a core, silent, forever.
+    from lcr_pi.commands import capture as capture_module
+
+    frames, _ = two_rolls
+
+    class Unplugged:
+        """The first roll's frames, then nothing more (a live camera: never exhausted)."""
+
+        def __init__(self):
+            self.frames = list(frames[: len(frames) // 2])
+
+        def read(self):
+            return self.frames.pop(0) if self.frames else None
+
+    monkeypatch.setattr(capture_module, "NO_FRAME_SECONDS", 0.3)
+    said = []
+    assert capture(Unplugged(), GuessReader([("2", "5")]), tmp_path / "out", ask=lambda prompt: "", say=said.append) == 1
+    assert "the camera gave no frames for 0.3 s" in said[-1]
+    assert len(load_roll_folder(tmp_path / "out")) == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from lcr_pi.errors import UserError
@@ -21,6 +22,10 @@ from lcr_pi.persist import check_writable
 from lcr_pi.settings import CALIBRATION_DIR
 
 HELP = "Save settled camera frames into a labelled roll folder, asking for the faces (for lcr-pi eval)."
+
+#: A camera that gives no frame for this long ends the capture (unplugged, or a webcam that opens but
+#: sends nothing); the rolls saved so far are kept.
+NO_FRAME_SECONDS = 10.0
 
 FACE_WORDS = {"l": "L", "left": "L", "c": "C", "centre": "C", "center": "C", "r": "R", "right": "R",
               "dot": "dot", ".": "dot", "w": "W", "wild": "W", "star": "W"}
@@ -94,12 +99,19 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
     settle = settle or SettleDetector()
     saved = 0
     index = next_index(images)
+    last_frame = time.monotonic()
     while limit is None or saved < limit:
         frame = source.read()
         if frame is None:
             if getattr(source, "exhausted", False):
                 break
+            if time.monotonic() - last_frame >= NO_FRAME_SECONDS:
+                # Found by an audit: an unplugged webcam kept the capture spinning a core, silent, forever.
+                say(f"the camera gave no frames for {NO_FRAME_SECONDS:g} s: is it plugged in? Stopping.")
+                break
+            time.sleep(0.01)
             continue
+        last_frame = time.monotonic()
         update = settle.update(frame)
         if update.state != "settled":
             continue
@@ -132,6 +144,7 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
                 say("no faces given: type them, or s to skip")
                 continue
             break
+        last_frame = time.monotonic()  # the time the faces were typed in is no camera's silence
         if faces is None:
             continue
         name = f"images/{index:04d}.jpg"
