@@ -155,6 +155,31 @@ class ListSource:
         pass
 
 
+class SizeWatch:
+    """Passes a source's frames on, and calls ``on_size(width, height)`` with the first frame's size and
+    with each new one (a camera may not give the size it was asked for; another may be plugged in)."""
+
+    def __init__(self, frames, on_size: Callable[[int, int], None]):
+        self.frames = frames
+        self.on_size = on_size
+        self.size: tuple[int, int] | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        return bool(getattr(self.frames, "exhausted", False))
+
+    def read(self):
+        frame = self.frames.read()
+        shape = getattr(frame, "shape", ())
+        if len(shape) >= 2 and (int(shape[1]), int(shape[0])) != self.size:
+            self.size = (int(shape[1]), int(shape[0]))
+            self.on_size(*self.size)
+        return frame
+
+    def close(self):
+        self.frames.close()
+
+
 class ReopeningSource:
     """Keeps a live camera alive: after ``patience`` empty reads it reopens it, backing off up to 30 s.
 

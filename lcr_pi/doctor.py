@@ -504,8 +504,14 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
 
     try:
         spec = camera or settings.camera.source
-        show(check_camera(lambda: (rig.open_camera or _default_camera)(spec, settings), f"camera {spec!r}",
-                          tries=rig.camera_tries))
+        sizes = []  # the camera's frame size, when it gave a frame
+
+        def open_camera():
+            from lcr_pi.camera import SizeWatch
+
+            return SizeWatch((rig.open_camera or _default_camera)(spec, settings), lambda w, h: sizes.append((w, h)))
+
+        show(check_camera(open_camera, f"camera {spec!r}", tries=rig.camera_tries))
         try:
             names = settings.game_config().players
         except UserError:
@@ -527,8 +533,10 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
                 for check in check_buttons(settings, factory, say, timeout_s=rig.button_timeout_s,
                                            skip=skip_buttons):
                     show(check)
+        # For the size the camera gives, which may not be the size the settings ask for (found by an
+        # audit: a 1280x720 camera's own calibration failed here against the settings' 1280x960).
         show(check_calibration(rig.calibration or settings.reader.calibration_path(),
-                               (settings.camera.width, settings.camera.height)))
+                               sizes[-1] if sizes else (settings.camera.width, settings.camera.height)))
         show(check_taught_dice(settings.reader, rig.teach_folder))
         if rig.models_dir is not None:
             models_dir = rig.models_dir

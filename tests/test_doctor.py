@@ -525,3 +525,26 @@ def test_the_doctor_checks_the_game_the_night_plays_with_a_remembered_setup(tmp_
     (tmp_path / "setup.json").write_text("{")
     played, check = _as_the_night_plays(settings)
     assert played == settings and check.status == "WARN" and "damaged" in check.detail
+
+
+def test_the_calibration_is_checked_for_the_size_the_camera_gives_not_the_size_the_settings_ask(tmp_path):
+    # Found by an audit: a 1280x720 camera's own calibration failed here ("made for 1280x720 frames
+    # but the camera gives 1280x960") because the settings ask for 1280x960, two lines under
+    # "PASS camera: got a 1280x720 frame"; and lcr-pi run read without it.
+    import json as json_
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.random.default_rng(1).integers(0, 255, (720, 1280, 3), dtype=np.uint8))
+    path = tmp_path / "table.json"
+    path.write_text(json_.dumps({"version": 1, "resolution": [1280, 720], "tray": {"box": [10, 10, 1200, 700]},
+                                 "die_px": 40}))
+    settings = parse_settings(f"[speech]\nengine = 'print'\n[gpio]\nenabled = false\n[storage]\nstate_dir = "
+                              f"'{tmp_path / 'state'}'\n[camera]\nwidth = 1280\nheight = 960\n", source="t.toml")
+    rig = DoctorRig(calibration=path, models_dir=tmp_path / "models", teach_folder=tmp_path, stream=io.StringIO())
+    checks = {c.name: c for c in run_doctor(settings, rig, camera=str(folder))}
+    assert checks["camera"].status == "PASS" and "1280x720" in checks["camera"].detail
+    assert checks["calibration"].status == "PASS", checks["calibration"].detail
+    cv2.imwrite(str(folder / "0001.png"), np.random.default_rng(1).integers(0, 255, (480, 640, 3), dtype=np.uint8))
+    checks = {c.name: c for c in run_doctor(settings, rig, camera=str(folder))}
+    assert checks["calibration"].status == "FAIL" and "the camera gives 640x480" in checks["calibration"].detail

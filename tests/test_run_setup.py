@@ -129,3 +129,43 @@ def test_a_night_with_buttons_says_what_they_do_before_the_game(tmp_path, monkey
     out = capsys.readouterr().out
     guide = out.index("SAY: Buttons: confirm, undo")
     assert guide < out.index("SAY: A new game of LCR")
+
+
+def test_a_calibration_made_for_the_size_the_camera_gives_is_used_whatever_size_the_settings_ask(tmp_path, monkeypatch):
+    # Found by an audit: a camera that gives 1280x720 (a video file, a webcam without 1280x960) was
+    # calibrated at 1280x720, and every night dropped that calibration ("made for 1280x720 frames but
+    # the camera gives 1280x960 ... run lcr-pi calibrate again"), the settings asking for 1280x960.
+    import json
+    from types import SimpleNamespace
+
+    import cv2
+    import numpy as np
+
+    import lcr_pi.vision.reader as reader
+    from lcr_pi.commands import run as run_command
+    from lcr_pi.settings import parse_settings
+
+    class Reader:
+        def read(self, frame, *, dice_kind="auto", **options):
+            return reader.Reading((), "no_dice")
+
+    monkeypatch.setattr(reader, "DiceReader", Reader)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    rng = np.random.default_rng(1)
+    for i, (w, h) in enumerate([(1280, 720), (1280, 720), (640, 480), (640, 480), (1280, 720)]):
+        cv2.imwrite(str(frames / f"{i}.png"), rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
+    cal = tmp_path / "table.json"
+    cal.write_text(json.dumps({"version": 1, "resolution": [1280, 720], "tray": {"box": [10, 10, 1200, 700]},
+                               "die_px": 40}))
+    settings = parse_settings(f'[reader]\ncalibration = "{cal}"\n[camera]\nsource = "{frames}"\n'
+                              "width = 1280\nheight = 960\n")
+    said = []
+    night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=said.append))
+    camera = run_command._camera_dice(settings, night)
+    assert night.problems == []
+    while not camera.exhausted:
+        camera.poll()
+    assert camera.settle.region == (10, 10, 1200, 700)  # the calibrated tray is watched
+    # Frames of another shape than the calibration's are read whole, and said once when they come.
+    assert len(said) == 1 and "made for 1280x720 frames but the camera gives 640x480" in said[0], said

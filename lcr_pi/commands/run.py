@@ -115,7 +115,7 @@ def _say_settings_error(exc: UserError) -> None:
 def _camera_dice(settings, night):
     """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
     when the reader cannot start, typed rolls."""
-    from lcr_pi.camera import ReopeningSource, open_frame_source
+    from lcr_pi.camera import ReopeningSource, SizeWatch, open_frame_source
     from lcr_pi.camera_dice import CameraDice, WildGameDice
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
@@ -128,7 +128,12 @@ def _camera_dice(settings, night):
         night.problems.append(f"the dice reader cannot start ({exc}); type the rolls instead")
         return None
     cam = settings.camera
-    calibration, warning = load_calibration_or_default(settings.reader.calibration_path(), (cam.width, cam.height))
+    # Loaded as made, not for the size the settings ask the camera for: a webcam may give another size
+    # (and a video file always gives its own), and the reader and the settle detector fit the
+    # calibration to each frame. Found by an audit: a calibration made from a 1280x720 camera was
+    # dropped because the settings asked for 1280x960 ("run lcr-pi calibrate again", which made the
+    # same file). Frames of another shape than the calibration's are said when they come (below).
+    calibration, warning = load_calibration_or_default(settings.reader.calibration_path())
     if warning:
         night.problems.append(warning)
     elif calibration is None and settings.reader.calibration:  # named in the settings, but not there
@@ -174,6 +179,16 @@ def _camera_dice(settings, night):
         night.speaker.say("The camera is back.")
 
     frames = ReopeningSource(open_camera, on_lost=lost, on_back=back)
+    if calibration is not None:
+        def sized(width, height):
+            try:
+                calibration.scaled_to(width, height)
+            except UserError as exc:  # the camera's frames are of another shape: read whole
+                problem = f"{settings.reader.calibration_path()}: {exc}; reading the whole frame without calibration"
+                log.error("%s", problem)
+                night.speaker.say(f"Warning: {problem}.")
+
+        frames = SizeWatch(frames, sized)
     dice_kind, game = settings.reader.dice, settings.game_config()
     if dice_kind == "lcr" and game.wild:
         # Told "no W face", the reader names a W as another face, now and then surely (1 of 40
