@@ -270,6 +270,21 @@ class ReopeningSource:
             self.source.close()
 
 
+def _giving_frames(source, name: str, tries: int = 2):
+    """``source`` once it has given a frame, else a UserError: "auto" falls back to webcam 0, and on a Pi
+    whose camera needs picamera2 OpenCV opens the camera's /dev/video0 but reads nothing from it. Found
+    by an audit: with picamera2 missing, the table then heard only "the camera has stopped (no frames
+    from the camera)" and the doctor "opened, but no frame came", never why."""
+    for _ in range(tries):
+        try:
+            if source.read() is not None:
+                return source
+        except Exception:  # noqa: BLE001 - a driver's own failure is no frame either
+            break
+    source.close()
+    raise UserError(f"{name} opened but sent no picture")
+
+
 def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, controls: dict | None = None):
     """Open the source named in the settings: "auto", "picamera2", "webcam:N", a video file or a folder."""
     spec = spec.strip()
@@ -280,7 +295,7 @@ def open_frame_source(spec: str, *, width: int = 1280, height: int = 960, contro
             return PiCameraSource(width, height, controls)
         except UserError as no_pi_camera:
             try:
-                return OpenCVSource(0, width, height)
+                return _giving_frames(OpenCVSource(0, width, height), "webcam 0")
             except UserError as no_webcam:
                 # Both reasons: on a Pi the first is the one to act on (found by an audit: only
                 # "cannot open webcam 0" was said).

@@ -250,3 +250,32 @@ def test_auto_camera_says_why_neither_the_pi_camera_nor_a_webcam_opened(monkeypa
     monkeypatch.setattr(camera, "OpenCVSource", no_webcam)
     with pytest.raises(UserError, match=r"no Pi camera \(picamera2 is not installed\) and no webcam \(cannot open webcam 0\)"):
         open_frame_source("auto")
+
+
+def test_auto_camera_says_why_when_the_webcam_it_falls_back_to_opens_but_sends_nothing(monkeypatch):
+    # Found by an audit: on a Pi without picamera2 (a venv made without --system-site-packages), OpenCV
+    # opens the Pi camera's /dev/video0 but reads nothing; the table heard only "the camera has
+    # stopped (no frames from the camera)", the doctor "opened, but no frame came", never picamera2.
+    import lcr_pi.camera as camera
+
+    def no_pi_camera(*a, **k):
+        raise UserError("picamera2 is not installed")
+
+    class Silent:
+        def __init__(self, target, *a, **k):
+            self.closed = False
+            opened.append(self)
+
+        def read(self):
+            return None
+
+        def close(self):
+            self.closed = True
+
+    opened = []
+    monkeypatch.setattr(camera, "PiCameraSource", no_pi_camera)
+    monkeypatch.setattr(camera, "OpenCVSource", Silent)
+    with pytest.raises(UserError, match=r"no Pi camera \(picamera2 is not installed\) and no webcam "
+                                        r"\(webcam 0 opened but sent no picture\)"):
+        open_frame_source("auto")
+    assert opened[0].closed
