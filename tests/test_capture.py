@@ -178,3 +178,28 @@ def test_a_camera_unplugged_during_the_capture_ends_it_and_the_saved_rolls_are_k
     assert capture(Unplugged(), GuessReader([("2", "5")]), tmp_path / "out", ask=lambda prompt: "", say=said.append) == 1
     assert "the camera gave no frames for 0.3 s" in said[-1]
     assert len(load_roll_folder(tmp_path / "out")) == 1
+
+
+def test_the_capture_locks_the_pi_camera_as_the_calibration_and_the_game_do(tmp_path, two_rolls, monkeypatch, capsys):
+    # Found by an audit: lcr-pi run opens the Pi camera with the calibration's locked exposure and
+    # white balance, capture opened it with automatic ones: the captured rolls were other pictures.
+    import lcr_pi.camera
+
+    frames, _ = two_rolls
+    locked = {"AeEnable": False, "AwbEnable": False, "ExposureTime": 16000, "AnalogueGain": 2.5,
+              "ColourGains": [1.8, 1.4]}
+    h, w = frames[0].shape[:2]
+    cal = tmp_path / "table.json"
+    cal.write_text(json.dumps({"version": 1, "resolution": [w, h], "tray": {"box": [0, 0, w, h]},
+                               "camera_controls": locked}))
+    opened = []
+
+    def open_frame_source(spec, **options):
+        opened.append(options.get("controls"))
+        return ListSource(frames)
+
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", open_frame_source)
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["capture", "--camera", "picamera2", "--calibration", str(cal), "--models", str(tmp_path / "none"),
+                 str(tmp_path / "out")]) == 0
+    assert opened == [locked]

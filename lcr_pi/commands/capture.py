@@ -182,10 +182,14 @@ def run(args) -> int:
         reader = None
     from lcr_pi.vision.settle import SettleDetector
 
-    source = open_frame_source(args.camera, width=args.width, height=args.height)
     cal, warning = load_calibration_or_default(args.calibration)
     if warning:
         print(f"note: {warning}")
+    # The Pi camera locked as the game locks it (exposure and white balance from the calibration):
+    # the rolls measure the reader on the pictures a night reads (found by an audit: captured with
+    # automatic exposure, they were not).
+    controls = (cal.camera_controls or None) if cal is not None else None
+    source = open_frame_source(args.camera, width=args.width, height=args.height, controls=controls)
     settle = (SettleDetector(region=cal.tray, die_px=cal.die_px, size=cal.resolution) if cal is not None
               else SettleDetector())
     read = None
