@@ -61,6 +61,30 @@ def check_writable(path: str | Path, what: str) -> Path:
     return path
 
 
+def remove_stale_temporaries(folder: Path, name: str = "*") -> int:
+    """Remove what :func:`write_atomic` leaves of ``name`` in ``folder`` when the power is cut (or the
+    program killed) mid-write: its temporary ``.NAME.*.tmp`` files, which nothing else would ever
+    remove (a card filling up over months of yanked plugs). Returns how many were removed; a folder
+    that cannot be changed (read-only) is left as it is.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / ".game.json.k2x9.tmp").write_bytes(b"half"), (folder / "game.json").write_bytes(b"{}")
+    >>> remove_stale_temporaries(folder, "game.json"), sorted(p.name for p in folder.iterdir())
+    (1, ['game.json'])
+    """
+    removed = 0
+    try:
+        for stale in Path(folder).glob(f".{name}.*.tmp"):
+            try:
+                stale.unlink()
+                removed += 1
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return removed
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -87,6 +111,9 @@ class GameStore:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create the state folder {self.dir} ({exc.strerror})") from None
+        # Only this table's process writes these files: what a power cut left mid-write goes now.
+        remove_stale_temporaries(self.dir, self.state_path.name)
+        remove_stale_temporaries(self.evidence_dir, "*.jpg")
 
     # -- the saved game ---------------------------------------------------------------------------
 

@@ -117,3 +117,27 @@ def test_a_save_with_values_of_the_wrong_type_is_refused_with_the_file_named(tmp
     problems = []
     assert resume_or_new(settings, store, problems).game.state.pot == 1 and problems == []
     assert len(list((tmp_path / "state").glob("game-set-aside-*.json"))) == 6  # none written over
+
+
+def test_what_a_power_cut_mid_write_leaves_is_removed_at_the_next_start(tmp_path):
+    # A process killed between writing the temporary file and renaming it (os._exit at the fsync:
+    # no cleanup runs, as with a yanked plug) leaves ``.game.json.*.tmp`` and, for a roll's photo,
+    # ``evidence/.000007.jpg.*.tmp``; found by an audit: nothing ever removed them.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import lcr_pi
+
+    env = {**os.environ, "PYTHONPATH": str(Path(lcr_pi.__file__).resolve().parent.parent)}
+    crash = ("import os, sys; from lcr_pi.persist import write_atomic; from pathlib import Path; "
+             "os.fsync = lambda fd: os._exit(9); write_atomic(Path(sys.argv[1]), b'half a save')")
+    for path in (tmp_path / "game.json", tmp_path / "evidence" / "000007.jpg"):
+        assert subprocess.run([sys.executable, "-c", crash, str(path)], env=env).returncode == 9
+    (tmp_path / "setup.json").write_text("{}")
+    (tmp_path / ".lgd-nfy0").write_text("")  # lgpio's pipe in the service's working folder: not ours
+    assert len(list(tmp_path.glob(".game.json.*.tmp"))) == 1
+    assert len(list((tmp_path / "evidence").glob(".*.tmp"))) == 1
+    GameStore(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lgd-nfy0", "evidence", "setup.json"]
+    assert list((tmp_path / "evidence").iterdir()) == []
