@@ -77,7 +77,12 @@ class Table:
 
     def perform(self, outputs) -> None:
         outputs = list(outputs)
-        for out in outputs:
+        # Storage first (the roll's photo, as before, then the save): a move the table hears, and
+        # carries out with real chips, must already be on the card when the plug is pulled (found by
+        # an audit: the words were queued, or printed, before the save). The snapshot is the
+        # referee's state after the whole batch either way; only the words wait for it.
+        ordered = sorted(outputs, key=lambda out: not isinstance(out, (KeepEvidence, Checkpoint)))
+        for out in ordered:
             try:
                 self._perform_one(out)
             except (UserError, OSError) as exc:

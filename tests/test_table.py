@@ -279,3 +279,31 @@ def test_auto_camera_says_why_when_the_webcam_it_falls_back_to_opens_but_sends_n
                                         r"\(webcam 0 opened but sent no picture\)"):
         open_frame_source("auto")
     assert opened[0].closed
+
+
+def test_every_move_is_on_the_card_before_a_word_of_it_is_said(tmp_path):
+    # A plug pulled after "Pass one chip to Bob" was heard (and the chip passed) must not bring back
+    # the game from before that roll (found by an audit: the words were queued, or printed, first and
+    # the save came after them).
+    store = GameStore(tmp_path)
+
+    class Listening(RecordingSpeaker):
+        def say(self, text):
+            super().say(text)
+            saved = store.load()
+            heard.append((text, saved["game"]["state"]["chips"] if saved and saved["game"] else None))
+
+    heard = []
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=Listening(), store=store)
+    table.start()
+    assert heard[-1] == ("Ann, your turn: roll three dice.", [3, 3, 3])
+    heard.clear()
+    table.action("roll", "L . C")
+    assert heard and all(chips == [1, 4, 3] for _, chips in heard), heard
+    heard.clear()
+    table.action("roll", "W R .")  # Bob: a chip to Ann on his right, then the Wild choice
+    assert heard[0] == ("Bob rolled W, R, dot.", [2, 3, 3]) and all(chips == [2, 3, 3] for _, chips in heard)
+    heard.clear()
+    table.action("choose", "Ann")
+    assert heard[-1][0] == "Cy, your turn: roll three dice."
+    assert all(chips == [1, 4, 3] for _, chips in heard), heard
