@@ -211,6 +211,11 @@ class Referee:
     def _resume_words(self) -> list:
         state = self.game.state
         words = ["Welcome back. The game goes on where it stopped."]
+        # The game is saved before its roll is announced, so a plug pulled during the announcement
+        # brings back a roll the table may not have heard (found by an audit: nothing said it).
+        last = next((e for e in reversed(self.game.events) if isinstance(e, ev.RollResolved)), None)
+        if last is not None:
+            words.append(f"The last roll I counted was {last.player}'s: {spoken_faces(last.faces)}.")
         words += self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":

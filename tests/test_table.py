@@ -307,3 +307,18 @@ def test_every_move_is_on_the_card_before_a_word_of_it_is_said(tmp_path):
     table.action("choose", "Ann")
     assert heard[-1][0] == "Cy, your turn: roll three dice."
     assert all(chips == [1, 4, 3] for _, chips in heard), heard
+
+
+def test_a_restart_says_the_last_roll_it_counted(tmp_path):
+    # The save comes before the words, so a plug pulled while "Ann rolled L, dot, C. Pass one chip..."
+    # is being said brings back a game the table never heard that roll of (found by an audit: the
+    # welcome named only the chips, and repeat could not tell which roll was counted).
+    night(tmp_path, ("roll", "L . C"))
+    _, speaker, _ = night(tmp_path)
+    assert speaker.spoken[:2] == ["Welcome back. The game goes on where it stopped.",
+                                  "The last roll I counted was Ann's: L, dot, C."]
+    _, again, _ = night(tmp_path, ("repeat", None))  # and repeat says it again
+    assert again.spoken.count("The last roll I counted was Ann's: L, dot, C.") == 2
+    night(tmp_path, ("undo", None))  # back at the opening: no roll to name
+    _, opening, _ = night(tmp_path)
+    assert not any(s.startswith("The last roll") for s in opening.spoken)
