@@ -190,7 +190,16 @@ def open_store(settings: Settings, problems: list[str]) -> GameStore | None:
 
 
 def resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
-    """The saved game when there is one for these players and rules, else a new night."""
+    """The saved game when there is one for these players and rules, else a new night. Its rolls'
+    photos are numbered on from those already kept (a new night's first is not ``000001.jpg`` beside
+    the last night's ``000350.jpg``, where the ring would drop the new photos first)."""
+    referee = _resume_or_new(settings, store, problems, new=new)
+    if store is not None:
+        referee.turn_label = max(referee.turn_label, store.newest_evidence_number())
+    return referee
+
+
+def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
     config = settings.game_config()
     fresh = Referee(config, series_rules=settings.series_rules(), first_player=settings.game.first_player,
                     odds=odds_for_state)

@@ -183,6 +183,15 @@ class GameStore:
 
     # -- evidence --------------------------------------------------------------------------------
 
+    def newest_evidence_number(self) -> int:
+        """The highest number among the kept frames (``000123.jpg``), 0 when none: a new table goes on
+        counting from there, so the ring drops the old night's frames first, not the new night's."""
+        try:
+            numbers = [int(p.stem) for p in self.evidence_dir.glob("*.jpg") if p.stem.isascii() and p.stem.isdigit()]
+        except OSError:
+            return 0
+        return max(numbers, default=0)
+
     def keep_evidence(self, name: str, jpeg: bytes) -> Path | None:
         """Store one read roll's frame (with the reader's overlay) and drop the oldest beyond the ring."""
         if self.evidence_frames <= 0:
@@ -190,10 +199,16 @@ class GameStore:
         path = self.evidence_dir / name
         try:
             self.evidence_dir.mkdir(parents=True, exist_ok=True)
-            frames = sorted(self.evidence_dir.glob("*.jpg"))
+            frames = sorted(self.evidence_dir.glob("*.jpg"), key=_frame_order)
             for old in frames[: max(0, len(frames) - self.evidence_frames + 1)]:
                 old.unlink(missing_ok=True)  # the oldest first: room for the new one on a full card
             write_atomic(path, jpeg)
         except OSError as exc:
             raise UserError(f"cannot keep the photo of the roll in {self.evidence_dir} ({exc.strerror or exc})") from None
         return path
+
+
+def _frame_order(path: Path) -> tuple:
+    """Frames by their number (``1000000.jpg`` after ``999999.jpg``), then by name."""
+    stem = path.stem
+    return (0, int(stem), "") if stem.isascii() and stem.isdigit() else (1, 0, path.name)

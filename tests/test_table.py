@@ -322,3 +322,38 @@ def test_a_restart_says_the_last_roll_it_counted(tmp_path):
     night(tmp_path, ("undo", None))  # back at the opening: no roll to name
     _, opening, _ = night(tmp_path)
     assert not any(s.startswith("The last roll") for s in opening.spoken)
+
+
+def test_a_new_nights_roll_photos_are_kept_before_the_last_nights(tmp_path):
+    # Found by an audit: photos are named by a count of rolls that a new game (--new, a damaged save
+    # set aside, other players from the voice setup) started again at 1, and the ring drops the
+    # lowest name: 000001.jpg went at the next roll while the last night's 000005-000006.jpg stayed.
+    from dataclasses import replace
+
+    from lcr_pi.night import resume_or_new
+    from lcr_pi.referee import RollObservation
+    from lcr_pi.settings import Settings, with_players
+
+    settings = with_players(Settings(), ["Ann", "Bob", "Cy"])
+    settings = replace(settings, storage=replace(settings.storage, state_dir=str(tmp_path), evidence_frames=3))
+
+    def play(rolls, *, new=False):
+        store = GameStore(tmp_path, evidence_frames=3)
+        table = Table(resume_or_new(settings, store, [], new=new), speaker=RecordingSpeaker(), store=store,
+                      encode_evidence=lambda obs: b"jpeg")
+        table.start()
+        for _ in range(rolls):
+            table.roll_seen(RollObservation((".", ".", "."), evidence=object()))
+        return sorted(p.name for p in store.evidence_dir.iterdir())
+
+    assert play(6) == ["000004.jpg", "000005.jpg", "000006.jpg"]
+    assert play(2, new=True) == ["000006.jpg", "000007.jpg", "000008.jpg"]
+    assert play(1) == ["000007.jpg", "000008.jpg", "000009.jpg"]  # resumed: counting goes on
+
+
+def test_the_photo_ring_orders_frames_by_number_past_a_million():
+    from pathlib import Path
+
+    from lcr_pi.persist import _frame_order
+
+    assert sorted([Path("1000000.jpg"), Path("999999.jpg")], key=_frame_order)[0].name == "999999.jpg"
