@@ -219,6 +219,7 @@ def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[s
         log.info("saved game was for %s; settings say %s", referee.config, config)
         problems.append(f"the saved game had other players or rules, so a new game starts. {_set_aside(store)}")
         return fresh
+    referee.follow_settings(series_rules=settings.series_rules(), first_player=settings.game.first_player)
     return referee
 
 

@@ -322,7 +322,7 @@ class Referee:
 
     def _game_over_prompt(self) -> str:
         if self.series is not None and self.series.is_over:
-            return "Press confirm for a new series."
+            return "Press confirm for a new series." if self.series_rules else "Press confirm for a new game."
         if self.series is not None:
             return "Press confirm for the next game."
         return "Press confirm for a new game."
@@ -470,8 +470,7 @@ class Referee:
                 return self._speak(["Press choose to hear each name, then confirm to pick one."])
             return self._pick(self._candidates()[self._choice_index])
         if self.phase == "game_over":
-            if self.series is not None and self.series.is_over:
-                self.series = Series.start(self.config, self.series_rules)
+            self._series_for_next_game()
             return self._begin_game(self._first_seat_for_new_game())
         return self._speak(["Nothing to confirm."], keep=False)
 
@@ -638,8 +637,7 @@ class Referee:
             # game the first press ended is still the one undo brings back (found by a review).
             before, keep = self._before_new_game, True
         out = self._speak(["Starting a new game." + (" Undo brings the last one back." if keep else "")])
-        if self.series is not None and self.series.is_over:
-            self.series = Series.start(self.config, self.series_rules)
+        self._series_for_next_game()
         if self.game is not None and self.phase != "game_over":
             first = self.game.state.first  # the game in play starts over, with the same first player
         else:
@@ -663,6 +661,20 @@ class Referee:
         return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
 
     # -- helpers ----------------------------------------------------------------------------------
+
+    def _series_for_next_game(self) -> None:
+        """Before a new game: a series in play goes on; after a finished one (or none), the next is
+        played by ``series_rules``, or none when they are None."""
+        if self.series is None or self.series.is_over:
+            self.series = Series.start(self.config, self.series_rules) if self.series_rules else None
+
+    def follow_settings(self, *, series_rules: SeriesRules | None, first_player: str) -> None:
+        """After :meth:`restore`: what has not begun yet follows the settings as they are now (found by
+        an audit: the saved series rules and first player were kept for good, so a settings file
+        whose series was changed or removed, or whose first player was, never took effect while a
+        game was saved). The game and the series in play go on as they were saved."""
+        self.series_rules = series_rules
+        self.first_player = first_player
 
     def _decision_event(self) -> ev.DecisionNeeded:
         p = self.game.state.pending

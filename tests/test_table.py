@@ -9,7 +9,7 @@ import pytest
 from lcr_pi.camera import FolderSource, ListSource, OpenCVSource, ReopeningSource, open_frame_source
 from lcr_pi.errors import UserError
 from lcr_pi.persist import GameStore
-from lcr_pi.referee import Referee
+from lcr_pi.referee import Referee, said
 from lcr_pi.rules import GameConfig
 from lcr_pi.table import Table, run_loop
 
@@ -357,3 +357,40 @@ def test_the_photo_ring_orders_frames_by_number_past_a_million():
     from lcr_pi.persist import _frame_order
 
     assert sorted([Path("1000000.jpg"), Path("999999.jpg")], key=_frame_order)[0].name == "999999.jpg"
+
+
+def test_a_changed_series_or_first_player_in_the_settings_takes_effect_after_the_saved_game(tmp_path):
+    # Found by an audit: the save's series rules and first player were kept for good, so a table
+    # owner who removed [series] (or changed first_player) and rebooted got the old series again and
+    # again: under the service there is always a save, and nothing but --new set it aside.
+    import random
+    from dataclasses import replace
+
+    from lcr_pi.night import resume_or_new
+    from lcr_pi.referee import RollObservation
+    from lcr_pi.settings import Settings, with_players
+
+    base = with_players(Settings(), ["Ann", "Bob", "Cy"])
+    base = replace(base, game=replace(base.game, starting_chips=1), storage=replace(base.storage, state_dir=str(tmp_path)))
+    with_series = replace(base, series=replace(base.series, first_to=1))
+    store = GameStore(tmp_path)
+    table = Table(resume_or_new(with_series, store, []), speaker=RecordingSpeaker(), store=store)
+    table.start()
+    rng = random.Random(1)
+    while table.referee.phase != "game_over":
+        dice = table.referee.game.state.dice_to_roll
+        table.roll_seen(RollObservation(tuple(rng.choice("LCR.") for _ in range(dice))))
+    assert table.referee.series.is_over
+
+    settings = replace(base, game=replace(base.game, first_player="Cy"))  # no [series] now
+    referee = resume_or_new(settings, GameStore(tmp_path), [])
+    assert referee.phase == "game_over" and referee.series.is_over  # the saved game is as it was
+    assert "Press confirm for a new game." in said(referee.start())  # not "for a new series"
+    referee.on_action("confirm")
+    assert referee.series is None and referee.game.state.first == 2
+
+    # A series in play goes on to its end under its own rules.
+    store = GameStore(tmp_path / "in-play")
+    store.save(resume_or_new(with_series, store, []).snapshot())
+    referee = resume_or_new(base, store, [])
+    assert referee.series is not None and referee.series.rules.first_to == 1 and not referee.series.is_over
