@@ -538,3 +538,22 @@ def test_start_web_from_the_command_line_and_settings(tmp_path, capsys):
         server.stop()
     with pytest.raises(UserError, match="not on the local network"):
         start_web("8.8.8.8:8080", off, table, ActionQueue())
+
+
+def test_a_host_name_bind_that_does_not_resolve_at_boot_does_not_stop_the_night(tmp_path, monkeypatch):
+    # Found by an audit: web.bind = "lcr-pi.local:8080" was looked up while the settings were read; at
+    # boot, before the network, the lookup failed and the whole night refused to start (exit 2, which
+    # the service does not restart). Now only the page is left out, with a warning.
+    from lcr_pi.settings import parse_settings
+    from lcr_pi.web import start_web
+
+    def network_down(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", network_down)
+    settings = parse_settings('[web]\nenabled = true\nbind = "lcr-pi.local:8080"\n', source="t.toml")
+    assert settings.web.bind == "lcr-pi.local:8080"
+    with pytest.raises(UserError, match="cannot find the address of 'lcr-pi.local'"):
+        start_web(None, settings.web, new_table(tmp_path), ActionQueue())
+    with pytest.raises(UserError, match="t.toml: web.bind .*8.8.8.8"):  # an address is still checked at once
+        parse_settings('[web]\nbind = "8.8.8.8:8080"\n', source="t.toml")
