@@ -557,3 +557,20 @@ def test_a_host_name_bind_that_does_not_resolve_at_boot_does_not_stop_the_night(
         start_web(None, settings.web, new_table(tmp_path), ActionQueue())
     with pytest.raises(UserError, match="t.toml: web.bind .*8.8.8.8"):  # an address is still checked at once
         parse_settings('[web]\nbind = "8.8.8.8:8080"\n', source="t.toml")
+
+
+def test_a_body_without_a_length_is_refused_before_it_is_read(served):
+    # Found by an audit: a chunked body was read whole before any check (bottle spills it into a
+    # temporary file: 200 MB on the card in half a second, from any phone, without the PIN).
+    _, actions, server, _ = served
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=3)
+    try:
+        sock.sendall(b"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n" + b"10000\r\n" + b"x" * 0x10000 + b"\r\n")
+        reply = b""
+        while b"}" not in reply:  # answered at once, while the body is still coming
+            reply += sock.recv(65536) or b"}"
+    finally:
+        sock.close()
+    assert reply.startswith(b"HTTP/1.0 411 ") and b"length" in reply
+    assert actions.empty()
