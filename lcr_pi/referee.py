@@ -332,6 +332,11 @@ class Referee:
         """The faces an unsure read offered for a press of confirm, while that offer stands; else None."""
         return self._unsure.faces if self.phase == "confirm_read" and self._unsure is not None else None
 
+    @property
+    def decision_picks(self) -> tuple[int, ...]:
+        """The seats already chosen in a Wild decision of two chips (the first pick); else empty."""
+        return tuple(self._picked) if self.phase == "await_decision" else ()
+
     @staticmethod
     def _without_doubtful_surplus(obs: RollObservation, player: str, expected: int) -> RollObservation:
         """An unsure reading of more dice than were rolled, whose surplus the reader doubts most (a side

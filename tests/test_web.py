@@ -130,7 +130,7 @@ def test_board_before_the_start_during_a_roll_off_and_a_wild_decision():
     assert ref.phase == "await_roll"
     ref.on_roll(RollObservation(("W", "dot", "dot")))
     board = board_snapshot(ref)
-    assert board["decision"] == {"seat": 0, "player": "Ann", "take": 1, "choices": ["Bob", "Cy"]}
+    assert board["decision"] == {"seat": 0, "player": "Ann", "take": 1, "picked": [], "choices": ["Bob", "Cy"]}
     assert board["turn"]["text"] == "Ann: choose whom to take one chip from"
     ref.on_action("choose", "Cy")
     board = board_snapshot(ref)
@@ -574,3 +574,21 @@ def test_a_body_without_a_length_is_refused_before_it_is_read(served):
         sock.close()
     assert reply.startswith(b"HTTP/1.0 411 ") and b"length" in reply
     assert actions.empty()
+
+
+def test_the_second_choice_of_two_wilds_offers_only_who_still_has_a_chip():
+    # Found by an audit: after the first of two picks the page still said "choose whom to take two
+    # chips from" and offered the player just robbed of their only chip (the referee refused it).
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild"))
+    ref.start()
+    for faces in (("R", "dot", "dot"), ("C", "C", "dot"), ("dot", "dot", "dot"), ("W", "W")):
+        ref.on_roll(RollObservation(faces))
+    assert ref.game.state.chips == (2, 1, 4) and ref.phase == "await_decision"
+    assert board_snapshot(ref)["decision"]["choices"] == ["Bob", "Cy"]
+    ref.on_action("choose", "Bob")
+    board = board_snapshot(ref)
+    assert board["decision"] == {"seat": 0, "player": "Ann", "take": 2, "picked": ["Bob"], "choices": ["Cy"]}
+    assert board["turn"]["text"] == "Ann: choose whom to take the second chip from (one taken from Bob)"
+    ref.on_action("undo")  # the first pick taken back: both are offered again
+    assert board_snapshot(ref)["decision"]["choices"] == ["Bob", "Cy"]
+    assert board_snapshot(ref)["decision"]["picked"] == []

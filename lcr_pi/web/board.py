@@ -105,9 +105,11 @@ def _turn(referee) -> dict:
                 "text": f"{names[state.winner]} won the game"}
     if phase == "await_decision":
         p = state.pending
-        chip_word = "one chip" if p.take == 1 else "two chips"
+        picks = referee.decision_picks
+        chip_word = "one chip" if p.take == 1 else "the second chip" if picks else "two chips"
+        taken = f" (one taken from {names[picks[0]]})" if picks else ""
         return {"seat": p.seat, "player": names[p.seat], "dice": 0,
-                "text": f"{names[p.seat]}: choose whom to take {chip_word} from"}
+                "text": f"{names[p.seat]}: choose whom to take {chip_word} from{taken}"}
     text = f"{state.current_player}: roll {dice(state.dice_to_roll)}"
     if phase == "confirm_read":
         guess = spoken_faces(referee.offered_guess or ())
@@ -121,11 +123,13 @@ def _decision(referee) -> dict | None:
     state = referee.game.state
     p = state.pending
     names = referee.config.players
+    picks = referee.decision_picks  # the first of two chips chosen: that chip is no longer there to take
     return {
         "seat": p.seat,
         "player": names[p.seat],
         "take": p.take,
-        "choices": [names[s] for s in p.eligible if state.chips[s] > 0],
+        "picked": [names[s] for s in picks],
+        "choices": [names[s] for s in p.eligible if state.chips[s] - picks.count(s) > 0],
     }
 
 

@@ -114,7 +114,9 @@
       decisionKey = key;
       if (decision) {
         const chips = decision.take === 1 ? "one chip" : "two chips, one choice per chip";
-        $("decision-text").textContent = `${decision.player} takes ${chips}. Take from:`;
+        $("decision-text").textContent = decision.picked && decision.picked.length
+          ? `${decision.player} takes one chip from ${decision.picked[0]}. Take the second chip from:`
+          : `${decision.player} takes ${chips}. Take from:`;
         $("choices").replaceChildren(...decision.choices.map((name) => {
           const button = el("button", "", name);
           button.type = "button";
