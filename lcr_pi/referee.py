@@ -502,7 +502,9 @@ class Referee:
             return self._pick(candidates[number_ - 1])
         if name is not None:  # typed: "choose Bob"
             try:
-                seat = self.config.seat_of(name[:40])
+                # A name typed in full is looked up in full (found by an audit: the page's button for a
+                # player with a name of more than 40 characters was refused); other text is cut short.
+                seat = self.config.seat_of(name if named else name[:40])
             except UserError as exc:
                 return self._speak([_sentence(str(exc))], keep=False)
             if seat not in candidates:

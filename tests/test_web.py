@@ -592,3 +592,15 @@ def test_the_second_choice_of_two_wilds_offers_only_who_still_has_a_chip():
     ref.on_action("undo")  # the first pick taken back: both are offered again
     assert board_snapshot(ref)["decision"]["choices"] == ["Bob", "Cy"]
     assert board_snapshot(ref)["decision"]["picked"] == []
+
+
+def test_a_wild_choice_button_works_for_a_long_name():
+    # Found by an audit: the referee cut a chosen name to 40 characters before looking it up, so the
+    # page's button for a player with a longer name was refused ("No player called ...").
+    long = "Great-grandmother Elisabeth from next door, who deals"
+    table = Table(Referee(GameConfig.create(["Ann", long, "Cy"], variant="wild")), speaker=Speaker())
+    table.start()
+    table.roll_seen(RollObservation(("W", "dot", "dot")))
+    assert board_snapshot(table.referee)["decision"]["choices"] == [long, "Cy"]
+    table.action("choose", long)  # what the page's button sends
+    assert table.referee.phase == "await_roll" and table.referee.game.state.chips == (4, 2, 3)
