@@ -604,3 +604,32 @@ def test_a_wild_choice_button_works_for_a_long_name():
     assert board_snapshot(table.referee)["decision"]["choices"] == [long, "Cy"]
     table.action("choose", long)  # what the page's button sends
     assert table.referee.phase == "await_roll" and table.referee.game.state.chips == (4, 2, 3)
+
+
+def test_the_warnings_said_at_the_start_of_the_night_are_on_the_page(tmp_path, monkeypatch):
+    # Found by an audit: lcr-pi run said its start-up warnings (a damaged setup, the camera or the
+    # reader not used, ...) before it started the page, so the page's live region never showed them.
+    import io
+    import sys
+
+    import lcr_pi.web as web
+    from lcr_pi import cli
+
+    served = []
+    real_start_web = web.start_web
+
+    def start_web(*args, **kwargs):
+        served.append(real_start_web(*args, **kwargs))
+        return served[-1]
+
+    monkeypatch.setattr(web, "start_web", start_web)
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "setup.json").write_text("{")  # a damaged remembered setup: a warning at the start
+    config = tmp_path / "c.toml"
+    config.write_text(f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--new", "--web", "127.0.0.1:0"]) == 0
+    said = [a["text"] for a in json.loads(served[0].board.current()[1])["announcements"]]
+    assert any(text.startswith("Warning: the remembered game setup is damaged") for text in said), said
+    assert "Type each roll, for example L dot C, or 4 1 6." in said

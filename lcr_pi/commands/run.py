@@ -71,27 +71,28 @@ def run(args) -> int:
             dice_source = _camera_dice(settings, night)
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
                       sounds=settings.speech.sounds, encode_evidence=encode_evidence)
-        for problem in night.problems:
-            log.error("%s", problem)
-            table.announce(f"Warning: {problem}.")
-        if night.buttons:  # a player who cannot read a label hears what each button does
-            from lcr_pi.referee import BUTTON_GUIDE
-
-            table.announce(BUTTON_GUIDE)
-        if dice_source is None:
-            table.announce("Type each roll, for example L dot C, or 4 1 6.")
         scoreboard = None
         if args.web is not None or settings.web.enabled:
             from lcr_pi.web import start_web
 
+            # Started before the warnings are said, so that they are on the page too (found by an
+            # audit: a player reading the page never saw why the camera was not used).
             try:
                 scoreboard = start_web(args.web, settings.web, table, night.actions, night.speaker)
             except UserError as exc:
                 # The port in use, or an address the network has not given the Pi yet: the game is
                 # played without its page rather than not at all (systemd does not restart exit 2).
-                log.error("%s", exc)
-                table.announce(f"Warning: the scoreboard page cannot start ({exc}). The game goes on without it.")
+                night.problems.append(f"the scoreboard page cannot start ({exc}). The game goes on without it")
         try:
+            for problem in night.problems:
+                log.error("%s", problem)
+                table.announce(f"Warning: {problem}.")
+            if night.buttons:  # a player who cannot read a label hears what each button does
+                from lcr_pi.referee import BUTTON_GUIDE
+
+                table.announce(BUTTON_GUIDE)
+            if dice_source is None:
+                table.announce("Type each roll, for example L dot C, or 4 1 6.")
             run_loop(table, actions=night.actions, dice_source=dice_source)
         finally:
             if scoreboard is not None:
