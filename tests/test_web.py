@@ -633,3 +633,27 @@ def test_the_warnings_said_at_the_start_of_the_night_are_on_the_page(tmp_path, m
     said = [a["text"] for a in json.loads(served[0].board.current()[1])["announcements"]]
     assert any(text.startswith("Warning: the remembered game setup is damaged") for text in said), said
     assert "Type each roll, for example L dot C, or 4 1 6." in said
+
+
+def test_a_camera_that_stops_is_said_on_the_page_too(tmp_path, monkeypatch):
+    # Found by an audit: "The camera has stopped ... the game waits for it" went to the speaker only;
+    # the page, "Live", went on saying "roll three dice".
+    import io
+    import sys
+
+    import lcr_pi.commands.run as run_command
+    import lcr_pi.web as web
+    from lcr_pi import cli
+
+    served = []
+    real_start_web = web.start_web
+    monkeypatch.setattr(web, "start_web", lambda *a, **k: served.append(real_start_web(*a, **k)) or served[-1])
+    monkeypatch.setattr(run_command, "run_loop", lambda table, **kwargs: table.start())  # the night's first words
+    config = tmp_path / "c.toml"
+    config.write_text(f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{tmp_path / "state"}"\n'
+                      '[gpio]\nenabled = false\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert cli.main(["run", "--config", str(config), "--camera", "webcam:97", "--setup", "off", "--new",
+                     "--web", "127.0.0.1:0"]) == 0
+    said = [a["text"] for a in json.loads(served[0].board.current()[1])["announcements"]]
+    assert any(text.startswith("The camera has stopped (cannot open webcam 97)") for text in said), said

@@ -67,8 +67,9 @@ def run(args) -> int:
     night.problems[:0] = setup_problems
     try:
         dice_source = None
+        camera_words = _TableWords()
         if args.dice == "camera":
-            dice_source = _camera_dice(settings, night)
+            dice_source = _camera_dice(settings, night, camera_words.say)
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
                       sounds=settings.speech.sounds, encode_evidence=encode_evidence)
         scoreboard = None
@@ -93,6 +94,7 @@ def run(args) -> int:
                 table.announce(BUTTON_GUIDE)
             if dice_source is None:
                 table.announce("Type each roll, for example L dot C, or 4 1 6.")
+            camera_words.through(table)
             run_loop(table, actions=night.actions, dice_source=dice_source)
         finally:
             if scoreboard is not None:
@@ -113,7 +115,28 @@ def _say_settings_error(exc: UserError) -> None:
     speaker.close()
 
 
-def _camera_dice(settings, night):
+class _TableWords:
+    """Words that are not the referee's (the camera lost and back), said through the table once there is
+    one, so that the scoreboard page shows them too (found by an audit: the page went on saying "roll
+    three dice" while the speaker said the camera had stopped); before that, kept until it is there."""
+
+    def __init__(self):
+        self.table, self.waiting = None, []
+
+    def say(self, text: str) -> None:
+        if self.table is None:
+            self.waiting.append(text)
+        else:
+            self.table.announce(text)
+
+    def through(self, table) -> None:
+        self.table = table
+        for text in self.waiting:
+            table.announce(text)
+        self.waiting = []
+
+
+def _camera_dice(settings, night, say=None):
     """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
     when the reader cannot start, typed rolls."""
     from lcr_pi.camera import ReopeningSource, SizeWatch, open_frame_source
@@ -172,12 +195,15 @@ def _camera_dice(settings, night):
     # send the table looking for one.
     typing = bool(getattr(sys.stdin, "isatty", lambda: False)())
 
+    # ``say`` tells the table that the camera stopped or came back (by default the night's speaker).
+    say = say or (lambda text: night.speaker.say(text))
+
     def lost(reason):
         meanwhile = "you can type the rolls meanwhile" if typing else "the game waits for it"
-        night.speaker.say(f"The camera has stopped ({reason}). I keep trying; {meanwhile}.")
+        say(f"The camera has stopped ({reason}). I keep trying; {meanwhile}.")
 
     def back():
-        night.speaker.say("The camera is back.")
+        say("The camera is back.")
 
     frames = ReopeningSource(open_camera, on_lost=lost, on_back=back)
     if calibration is not None:
