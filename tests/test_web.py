@@ -279,7 +279,7 @@ class Stream:
                 self.buffer = rest
                 fields = dict(line.split(": ", 1) for line in head.decode().splitlines()
                               if ": " in line and not line.startswith(":"))
-                if "data" in fields:
+                if fields.get("event") == "board":
                     return {"id": fields["id"], "board": json.loads(fields["data"])}
                 continue
             self.buffer += self.sock.recv(65536)
@@ -657,3 +657,24 @@ def test_a_camera_that_stops_is_said_on_the_page_too(tmp_path, monkeypatch):
                      "--web", "127.0.0.1:0"]) == 0
     said = [a["text"] for a in json.loads(served[0].board.current()[1])["announcements"]]
     assert any(text.startswith("The camera has stopped (cannot open webcam 97)") for text in said), said
+
+
+def test_the_heartbeat_is_an_event_the_page_can_see(tmp_path, monkeypatch):
+    # Found by an audit: the heartbeat was an SSE comment, which a page never sees, so a connection
+    # gone without a word (the Pi's power cut, the Wi-Fi) left the page saying "Live" over a frozen
+    # board for minutes. Now the page hears a ping and reconnects after a few missed ones.
+    monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 0.2)
+    table = new_table(tmp_path)
+    table.start()
+    server = start_scoreboard(table, ActionQueue(), "127.0.0.1", 0)
+    stream = Stream(server.port)
+    try:
+        stream.event()
+        stream.sock.settimeout(2)
+        deadline = time.monotonic() + 2
+        while stream.buffer.count(b"event: ping\ndata: 0.2\n\n") < 2 and time.monotonic() < deadline:
+            stream.buffer += stream.sock.recv(65536)
+    finally:
+        stream.close()
+        server.stop()
+    assert stream.buffer.count(b"event: ping\ndata: 0.2\n\n") >= 2, stream.buffer  # every 0.2 s, saying so

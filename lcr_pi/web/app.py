@@ -124,13 +124,17 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         bottle.response.set_header("X-Accel-Buffering", "no")
 
         def stream():
+            # A heartbeat the page sees (a comment it would not): silence for a few of them means the
+            # Pi or the Wi-Fi is gone without a word, and the page says so and reconnects (found by an
+            # audit: through a power cut the page said "Live" for minutes, showing a frozen board).
+            ping = f"event: ping\ndata: {HEARTBEAT_SECONDS:g}\n\n".encode()
             try:
-                yield b"retry: 1000\n\n"  # reconnect a second after the Pi or the Wi-Fi blinks
+                yield b"retry: 1000\n\n" + ping  # reconnect a second after the Pi or the Wi-Fi blinks
                 seen = -1  # whatever the browser saw before (Last-Event-ID), it gets the whole board now
                 while not board.stopped:
                     seq, data = board.wait_newer(seen, HEARTBEAT_SECONDS)
                     if data is None:
-                        yield b": still here\n\n"
+                        yield ping
                         continue
                     seen = seq
                     yield f"id: {board.boot}-{seq}\nevent: board\ndata: {data}\n\n".encode()

@@ -8,7 +8,8 @@
 //  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
 //    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change;
 //  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
-//  * the page reconnects by itself after its server goes away and comes back (a turn played meanwhile);
+//  * the page reconnects by itself after its server goes away and comes back (a turn played meanwhile),
+//    and says it is not live when the server goes silent without closing (a power cut), catching up after;
 //  * text grows with the browser's font size, and at 150 to 300 % a 360 px phone needs no sideways scrolling;
 //  * the theme button toggles dark and light, and axe-core finds no serious or critical violation in
 //    either theme, nor on the read-only page; no console errors, no Content-Security-Policy violations.
@@ -247,6 +248,18 @@ try {
   await expectSaid(page, state.said, "a turn after the server came back");
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
   summary.turns_checked += 2;
+
+  // The Pi goes silent without closing the connection (its power cut, the Wi-Fi gone): the page stops
+  // saying "Live" within a few heartbeats, and catches up once the Pi is back (found by an audit: it
+  // said "Live" over a frozen board for minutes).
+  await gm("/freeze", {});
+  await page.waitForFunction(() => document.getElementById("connection").textContent === "Reconnecting…", null,
+    { timeout: 10000 }).catch(() => { throw new Error("a silent Pi: the page still says Live"); });
+  state = await gm("/roll", {});
+  state = await gm("/thaw", {});
+  await expectBoard(page, state, "after the silent Pi came back", 15000);
+  await page.waitForFunction(() => document.getElementById("connection").textContent === "Live");
+  summary.turns_checked++;
 
   // Text follows the browser's font size (rem and em only): double the root size, every text doubles.
   const sizes = await page.evaluate(() => {

@@ -19,6 +19,7 @@ import random
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import bottle
@@ -33,6 +34,7 @@ from lcr_pi.rules import GameConfig
 from lcr_pi.stats import odds_for_state
 from lcr_pi.table import Table, run_loop
 from lcr_pi.web import SpeakerControl, start_scoreboard
+from lcr_pi.web import app as web_app
 from lcr_pi.web.board import odds_view
 
 HERE = Path(__file__).resolve().parent
@@ -104,6 +106,7 @@ class GameMaster:
         self.tray = TrayRolls()
         self.rng = random.Random(7)
         self.last_thrown: list[str] = []
+        self.frozen = threading.Event()
         self._done = threading.Condition()
         self._batches = 0
         self.table.listeners.append(self._batch_done)
@@ -156,7 +159,25 @@ class GameMaster:
         self.scoreboard = start_scoreboard(self.table, self.actions, "127.0.0.1", port, pin=PIN,
                                            speech=SpeakerControl.of(self.speaker))
 
+    def freeze(self) -> None:
+        """The Pi goes silent without closing a connection (a power cut, the Wi-Fi gone): its page
+        streams send nothing more, not even the heartbeat, until :meth:`thaw`."""
+        board = self.scoreboard.board
+        real = board.wait_newer
+        self.frozen.set()
+
+        def wait_newer(seen, timeout):
+            while self.frozen.is_set():
+                time.sleep(0.02)
+            return real(seen, timeout)
+
+        board.wait_newer = wait_newer
+
+    def thaw(self) -> None:
+        self.frozen.clear()
+
     def stop(self) -> None:
+        self.frozen.clear()
         self.actions.put(("quit", None))
         self.loop.join(timeout=5)
         self.scoreboard.stop()
@@ -185,6 +206,16 @@ def serve_game_master(gm: GameMaster):
         gm.blink()
         return reply(gm.state())
 
+    @app.post("/freeze")
+    def freeze():
+        gm.freeze()
+        return reply(gm.state())
+
+    @app.post("/thaw")
+    def thaw():
+        gm.thaw()
+        return reply(gm.state())
+
     from wsgiref.simple_server import WSGIRequestHandler, make_server
 
     class Quiet(WSGIRequestHandler):
@@ -196,12 +227,13 @@ def serve_game_master(gm: GameMaster):
     return httpd
 
 
-def test_scoreboard_in_chromium(tmp_path):
+def test_scoreboard_in_chromium(tmp_path, monkeypatch):
     missing = _missing()
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"the browser test cannot run in CI: {missing}")
         pytest.skip(missing)
+    monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 1.0)  # a silent Pi is noticed in seconds, not a minute
     gm = GameMaster(tmp_path)
     httpd = serve_game_master(gm)
     env = {

@@ -179,17 +179,39 @@
     status.classList.toggle("offline", !live);
   }
 
+  // The Pi sends a "ping" every few seconds (it says how many). A connection that brings nothing for
+  // several of them is dead without a word (the Pi lost power, the Wi-Fi went): say so, and start again.
+  let heartbeatSeconds = 15;
+  let watchdog = null;
+
+  function heard() {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      setConnection(false);
+      source.close();
+      connect();
+    }, (2.5 * heartbeatSeconds + 2) * 1000);
+  }
+
   function connect() {
     source = new EventSource("/events");
+    heard();
     source.addEventListener("board", (event) => {
+      heard();
       setConnection(true);
       render(JSON.parse(event.data));
+    });
+    source.addEventListener("ping", (event) => {
+      const every = Number(event.data);
+      if (every > 0) heartbeatSeconds = every;
+      heard();
     });
     source.addEventListener("error", () => {
       setConnection(false);
       // The browser retries by itself after a network error; after a refused answer it gives up, so
       // start again ourselves.
       if (source.readyState === EventSource.CLOSED) {
+        clearTimeout(watchdog);
         source.close();
         setTimeout(connect, 2000);
       }
