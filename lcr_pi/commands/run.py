@@ -213,7 +213,7 @@ def _camera_dice(settings, night, say=None):
             except UserError as exc:  # the camera's frames are of another shape: read whole
                 problem = f"{settings.reader.calibration_path()}: {exc}; reading the whole frame without calibration"
                 log.error("%s", problem)
-                night.speaker.say(f"Warning: {problem}.")
+                say(f"Warning: {problem}.")
 
         frames = SizeWatch(frames, sized)
     dice_kind, game = settings.reader.dice, settings.game_config()
