@@ -19,6 +19,7 @@ import numpy as np
 from lcr_pi.camera_dice import observe
 from lcr_pi.referee import RollObservation
 from lcr_pi.rules.config import MAX_DICE
+from lcr_pi.rules.faces import parse_face
 from lcr_pi.stats.policy import choose_victims
 from lcr_pi.vision.render import roll_sequence
 from lcr_pi.vision.settle import SettleDetector
@@ -37,6 +38,9 @@ class ReadingScore:
     unsure: int = 0
     confirmed: int = 0  # unsure reads whose offered guess was the dice thrown: a player pressed confirm
     typed: int = 0  # rolls a player typed after the reader stayed unsure
+    # Unsure reads the referee took without asking, the doubt only between faces that move chips alike
+    # (a 2 or a 3 of ordinary dice) and the moves right; with a wrong move they are counted in ``wrong``.
+    settled: int = 0
     wrong: list = field(default_factory=list)  # (thrown, read): read "clear", the right number of dice, wrong faces
     # (thrown, read): read "clear" with another number of dice than thrown. The referee does not act on
     # these (it says how many dice it saw and asks again), but the reader was sure and wrong.
@@ -138,8 +142,9 @@ class RenderedRolls(SimulatedPlayers):
             return None
         self.frames.clear()  # the rest of this throw's frames show the same dice at rest
         reading = self.read(update.frame)
-        self._score(reading)
-        return observe(reading, update.frame)
+        seen = observe(reading, update.frame)
+        self._score(reading, seen)
+        return seen
 
     def _confirm_a_right_guess(self) -> bool:
         """After an unsure read, a player who sees the dice presses confirm when the guess the referee
@@ -168,16 +173,34 @@ class RenderedRolls(SimulatedPlayers):
         if self.on_throw:
             self.on_throw(self.thrown)
 
+    def _moves(self, faces) -> list:
+        """The faces as the rules count them, sorted: in a game by the chips they move (a 2 and a 3 of
+        ordinary dice alike); in a roll-off by its score (a pip one and a dot alike)."""
+        if self.referee.phase == "roll_off":
+            return sorted("dot" if f in ("1", "dot") else f for f in faces)
+        wild_pip = self.referee.config.effective_wild_pip
+        return sorted(parse_face(f, wild_pip=wild_pip).value for f in faces)
+
     def _type_it(self) -> RollObservation:
         self._unsure_in_a_row = 0
         self.score.typed += 1
         faces = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
         return RollObservation(faces, source="keyboard")
 
-    def _score(self, reading) -> None:
+    def _score(self, reading, seen: RollObservation) -> None:
         self.score.rolls += 1
         if reading.verdict != "clear":
             self.score.unsure += 1
+            taken = self.referee.taken_as(seen)
+            if taken.verdict == "clear" and len(taken.faces) == len(self.thrown):
+                # Such a roll is played without a press: counted apart, or the demo's summary (agreed,
+                # confirmed, typed) does not add up to the rolls played.
+                self._unsure_in_a_row = 0
+                if self._moves(taken.faces) == self._moves(self.thrown):
+                    self.score.settled += 1
+                else:
+                    self.score.wrong.append((self.thrown, tuple(taken.faces)))
+                return
             self._unsure_in_a_row += 1
             return
         self._unsure_in_a_row = 0

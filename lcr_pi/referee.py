@@ -371,6 +371,20 @@ class Referee:
         return replace(obs, faces=faces, message=message, could_be=(),
                        doubtful=tuple(kept.index(i) for i in obs.doubtful if i in kept))
 
+    def taken_as(self, obs: RollObservation) -> RollObservation:
+        """The reading as the referee would take it now: an unsure one as clear when its doubts cannot
+        change the game (faces that move chips alike; in a roll-off, a pip one or a dot), else as it is.
+        For a pretend player (the demo) who must know whether a press of confirm is wanted.
+
+        >>> from lcr_pi.rules.config import GameConfig
+        >>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"])); _ = ref.start()
+        >>> ref.taken_as(RollObservation(("2", "5", "L"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",), ("L",)))).faces
+        ('dot', '5', 'L')
+        """
+        if obs.verdict != "unsure":
+            return obs
+        return self._settled_for_roll_off(obs) if self.phase == "roll_off" else self._settled_by_moves(obs)
+
     def _settled_by_moves(self, obs: RollObservation) -> RollObservation:
         """An unsure reading as a clear one when every die it doubts is doubted only between faces
         that move chips alike (with ordinary dice, 1, 2 and 3 all keep the chip), those dice named by

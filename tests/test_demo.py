@@ -45,3 +45,40 @@ def test_a_table_larger_than_the_mock_board_is_drawn_with_seats_past_it_without_
     assert main(["demo", "--typed", "--speech", "print", "--seed", "3", "--players", players]) == 0
     out = capsys.readouterr().out
     assert "[P24 " in out and "[P29 - ]" in out and "Game over" in out
+
+
+def test_the_demos_score_counts_a_roll_the_referee_plays_without_asking():
+    # An unsure read whose doubt is only between faces that move chips alike (a 2 or a 3 of ordinary
+    # dice) is played without a press: it was counted as neither agreed, confirmed nor typed, so the
+    # demo's summary did not add up to the rolls played (found when another classifier settled more).
+    import queue
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from lcr_pi.camera_dice import observe
+    from lcr_pi.demo_table import RenderedRolls
+    from lcr_pi.referee import Referee
+    from lcr_pi.rules import GameConfig
+
+    referee = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    referee.start()
+    rolls = RenderedRolls(referee, None, np.random.default_rng(1), wild=False, actions=queue.Queue(),
+                          ordinary_dice=True)
+
+    def die(face, could_be=()):
+        return SimpleNamespace(face=face, confidence=0.7 if could_be else 1.0, sure=not could_be, could_be=could_be)
+
+    def read(faces, doubts):
+        dice = tuple(die(f, doubts.get(i, ())) for i, f in enumerate(faces))
+        return SimpleNamespace(faces=faces, verdict="unsure", message="", dice=dice, unsure_dice=tuple(doubts))
+
+    frame = np.zeros((4, 4, 3), np.uint8)
+    for thrown, faces, doubts in ((("3", "5", "4"), ("2", "5", "4"), {0: ("2", "3")}),   # right: a keep either way
+                                  (("4", "5", "4"), ("2", "5", "4"), {0: ("2", "3")}),   # wrong: an L kept
+                                  (("3", "5", "4"), ("3", "5", "4"), {0: ("3", "4")})):  # asked: keep or L
+        rolls.thrown = thrown
+        reading = read(faces, doubts)
+        rolls._score(reading, observe(reading, frame))
+    assert rolls.score.unsure == 3 and rolls.score.settled == 1
+    assert rolls.score.wrong == [(("4", "5", "4"), ("dot", "5", "4"))]

@@ -113,7 +113,7 @@ def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, va
     # tests/vision/test_accuracy_floor.py); an unsure read was confirmed by a player who saw its guess
     # was right, or thrown again, and typed after repeated doubt, as at a real table.
     assert rolls.score.agreed >= 3
-    assert rolls.score.agreed + rolls.score.confirmed + rolls.score.typed == state.rolls
+    assert rolls.score.agreed + rolls.score.confirmed + rolls.score.typed + rolls.score.settled == state.rolls
     assert rolls.score.confirmed >= 1  # the confirm offer was taken (measured: 8 of 8 unsure reads, and 2 of 2)
     # The chips moved exactly as the rules say for the faces that were announced.
     assert replayed(referee) == state
@@ -146,7 +146,7 @@ def test_a_whole_game_read_through_the_tray_calibration(tmp_path, reader, pins):
     referee, rolls, said, *_ = night(tmp_path, calibrated, pins, 3, table_seed=table_seed, preset=preset)
     state = referee.game.state
     assert state.is_over and rolls.score.wrong == []
-    assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.confirmed + rolls.score.typed == state.rolls
+    assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.confirmed + rolls.score.typed + rolls.score.settled == state.rolls
     assert any("wins the pot" in line for line in said)
 
 
@@ -190,7 +190,7 @@ def test_a_wild_game_with_the_dice_left_to_the_reader_from_frames(tmp_path, read
     referee, rolls, said, *_ = night(tmp_path, reader, pins, 3, variant="wild", ordinary_dice=ordinary_dice, read=read)
     state = referee.game.state
     assert state.is_over and rolls.score.wrong == [] and read.kind == ("pip" if ordinary_dice else "wild")
-    assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.confirmed + rolls.score.typed == state.rolls
+    assert rolls.score.agreed >= 3 and rolls.score.agreed + rolls.score.confirmed + rolls.score.typed + rolls.score.settled == state.rolls
     # The chips moved as the rules say for the faces announced, and the ones thrown were played as W.
     assert replayed(referee) == state
     if ordinary_dice:  # the ones thrown were played as W

@@ -110,9 +110,10 @@ def run(args) -> int:
     if not args.typed:
         score = source.score
         print(f"Reader: {score.agreed} of {score.rolls} reads matched the dice thrown, {score.unsure} were "
-              f"called unsure ({score.confirmed} settled by a press of confirm, the guess being right; the others "
-              f"thrown again), {len(score.wrong)} {'was' if len(score.wrong) == 1 else 'were'} wrong "
-              f"(announced as read: the reader was sure), "
+              f"called unsure ({score.confirmed} settled by a press of confirm, the guess being right; "
+              f"{score.settled} played without asking, the doubt only between faces that move chips alike; "
+              f"the others thrown again), {len(score.wrong)} {'was' if len(score.wrong) == 1 else 'were'} wrong "
+              f"(announced as read), "
               f"{len(score.miscounted)} saw another number of dice (the referee asked again); "
               f"{score.typed} rolls were typed after repeated unsure reads.")
         for thrown, read in score.wrong:
