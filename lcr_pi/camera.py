@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,18 @@ class PiCameraSource:
             raise UserError(
                 "picamera2 is not installed: on Raspberry Pi OS run 'sudo apt install python3-picamera2' "
                 "and make the venv with --system-site-packages"
+            ) from None
+        except ValueError as exc:
+            # opencv-python 5 needs numpy 2, which pip puts in the venv; apt's python3-simplejpeg (which
+            # picamera2 imports) is built for Bookworm's numpy 1.24 and refuses to load beside it
+            # ("numpy.dtype size changed, may indicate binary incompatibility"). Found by an audit:
+            # `lcr-pi run` and the doctor stopped with this traceback on a Pi set up as README says.
+            if "binary incompatib" not in str(exc):
+                raise
+            raise UserError(
+                f"picamera2 cannot load ({exc}): a library it uses was built for another numpy; run "
+                f"'{sys.prefix}/bin/pip install --ignore-installed --no-deps simplejpeg' "
+                "(README: Install on a Raspberry Pi, step 3)"
             ) from None
         try:
             self.camera = Picamera2()

@@ -252,6 +252,33 @@ def test_auto_camera_says_why_neither_the_pi_camera_nor_a_webcam_opened(monkeypa
         open_frame_source("auto")
 
 
+def test_pi_camera_built_for_another_numpy_is_named_with_the_fix(monkeypatch):
+    # Found by an audit: pip puts numpy 2 in the venv (opencv-python 5 needs it), and apt's
+    # python3-simplejpeg, which picamera2 imports, is built for Bookworm's numpy 1.24, so importing
+    # picamera2 raised "ValueError: numpy.dtype size changed, may indicate binary incompatibility":
+    # `lcr-pi run` (the service) and the doctor stopped with a traceback instead of naming the fix.
+    import sys
+    import types
+
+    import lcr_pi.camera as camera
+
+    class BuiltForNumpy1(types.ModuleType):
+        def __getattr__(self, name):
+            raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. "
+                             "Expected 96 from C header, got 88 from PyObject")
+
+    def no_webcam(*a, **k):
+        raise UserError("cannot open webcam 0")
+
+    monkeypatch.setitem(sys.modules, "picamera2", BuiltForNumpy1("picamera2"))
+    monkeypatch.setattr(camera, "OpenCVSource", no_webcam)
+    with pytest.raises(UserError, match=r"picamera2 cannot load .*binary incompatibility.*"
+                                        r"pip install --ignore-installed --no-deps simplejpeg"):
+        open_frame_source("picamera2")
+    with pytest.raises(UserError, match=r"no Pi camera \(picamera2 cannot load .*simplejpeg.*\) and no webcam"):
+        open_frame_source("auto")
+
+
 def test_auto_camera_says_why_when_the_webcam_it_falls_back_to_opens_but_sends_nothing(monkeypatch):
     # Found by an audit: on a Pi without picamera2 (a venv made without --system-site-packages), OpenCV
     # opens the Pi camera's /dev/video0 but reads nothing; the table heard only "the camera has
