@@ -37,7 +37,31 @@ from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
 from lcr_pi.vision.pairs import PAIR_CLASSES, TOUCHING, leaning_by_pairs, pair_beliefs, sides_apart, touching_pairs
 
-DEFAULT_MODELS = Path(__file__).resolve().parents[2] / "models"
+
+def _shipped_models(beside: Path | None = None, installed_files=None) -> Path:
+    """The shipped model folder: models/ beside the package (a source tree, an editable install), else
+    the copy an installed wheel put in <prefix>/share/lcr-pi/models (pyproject's data-files), found
+    through the install's file list (``installed_files``: importlib.metadata's, for lcr-pi). Found by an
+    audit: after `pip install .` the demo and the reader looked in site-packages/models, which no install
+    makes, and stopped ("missing model file")."""
+    beside = beside if beside is not None else Path(__file__).resolve().parents[2] / "models"
+    if (beside / "reader.json").is_file():
+        return beside
+    if installed_files is None:
+        from importlib.metadata import PackageNotFoundError, files  # noqa: PLC0415 - an installed wheel only
+
+        try:
+            installed_files = files("lcr-pi") or ()
+        except PackageNotFoundError:
+            installed_files = ()
+    for record in installed_files:
+        if record.name == "reader.json" and record.parent.name == "models":
+            return Path(record.locate()).resolve().parent
+    return beside  # named by the error that follows
+
+
+DEFAULT_MODELS = _shipped_models()
+
 # What a caller may tell the reader about the dice on the tray: nothing ("auto"), their kind, or
 # "pip-or-wild" (a Wild game's dice: ordinary or Wild LCR dice, whichever the frame shows).
 DICE_KINDS = ("auto", "pip", "lcr", "wild", "pip-or-wild")
