@@ -244,6 +244,10 @@ def save_calibration(calibration: Calibration, path: str | Path, reference: np.n
     only the part of the tray that changed (see :func:`changed_region`)."""
     from lcr_pi.persist import write_atomic
 
+    # Readable by all (0644): README has the calibration made by the person setting up the Pi and read by
+    # the service's own user. Found by an audit: written 0600, the service could not read it
+    # ("Permission denied"), and every night ran uncalibrated.
+    readable = 0o644
     path = Path(path)
     try:
         if path.is_dir():
@@ -254,9 +258,9 @@ def save_calibration(calibration: Calibration, path: str | Path, reference: np.n
             ok, png = cv2.imencode(".png", reference)
             if not ok:
                 raise UserError(f"{path.parent / name}: could not encode the reference image")
-            write_atomic(path.parent / name, png.tobytes())
+            write_atomic(path.parent / name, png.tobytes(), mode=readable)
             calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty))
-        write_atomic(path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode("utf-8"))
+        write_atomic(path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode("utf-8"), mode=readable)
     except OSError as exc:
         raise UserError(f"cannot save the calibration to {path} ({exc.strerror or exc})") from None
     return path

@@ -278,6 +278,18 @@ def test_a_full_resolution_tray_of_odd_size_is_compared_where_its_die_lies():
     assert x1 - x0 <= 80 + 2 * 1.5 * 80 + 40 and y1 - y0 <= 80 + 2 * 1.5 * 80 + 40  # and 1.5 dice around it, no more
 
 
+def test_the_calibration_is_readable_by_the_service_user(tmp_path):
+    # README: the person setting up the Pi runs `lcr-pi calibrate`; the service runs as the lcr-pi
+    # user and reads the files. Found by an audit: they were written 0600 (mkstemp's mode), so the
+    # service said "cannot read the calibration (Permission denied)" and read every night uncalibrated.
+    import stat
+
+    cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5, {}, source="x")
+    path = save_calibration(cal, tmp_path / "table.json", reference=np.full((240, 320, 3), 90, np.uint8))
+    for saved in (path, tmp_path / "table-empty.png"):
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o644, saved
+
+
 def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
     image = np.full((240, 320, 3), 90, np.uint8)
     cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5,
