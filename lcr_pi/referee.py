@@ -252,6 +252,12 @@ class Referee:
         try:
             parse_faces(obs.faces, wild_pip=self.config.effective_wild_pip)
         except UserError as exc:
+            if obs.verdict != "clear":
+                # A die the reader doubts and could not name (a taught reader's "?": a die on edge, half
+                # hidden): its own words say where, not a parse error (found by an audit). No guess can
+                # be confirmed: the dice are thrown again.
+                reason = obs.message or "I am not sure of the dice"
+                return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
             return [Attention()] + self._speak([f"I could not read that roll ({exc}). {player}, please roll again."])
         if "W" in obs.faces and not self.config.wild:
             if obs.verdict != "clear":

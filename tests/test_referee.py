@@ -474,3 +474,17 @@ def test_a_second_long_press_keeps_the_game_the_first_one_ended():
     ref.on_action("undo")
     assert ref.game.state.chips == (0, 3, 3) and ref.game.state.pot == 3
     assert "but I see none" in said(ref.on_roll(RollObservation((), "unsure")))
+
+
+def test_an_unsure_reading_with_a_die_it_could_not_name_says_the_readers_words_not_a_parse_error():
+    # Found by an audit: a taught reader reports a die-sized blob it cannot name as face "?"; with the
+    # rolled number of dice the table heard "I could not read that roll (unknown face '?': expected
+    # L, C, R, dot (or .), W, or a pip value 1-6)", and not where the doubt was.
+    ref = table()
+    out = ref.on_roll(RollObservation(("L", "?", "C"), "unsure", doubtful=(1,),
+                                      message="Not sure about the die at the centre; please check or re-roll."))
+    words = said(out)
+    assert words == "Not sure about the die at the centre; please check or re-roll. Ann, please roll again."
+    assert isinstance(out[0], Attention) and ref.phase == "await_roll" and ref.offered_guess is None
+    # A typed roll with a face that is no face still names it: the person who typed it can fix it.
+    assert "unknown face" in said(ref.on_roll(clear("L", "x", "C", source="keyboard")))
