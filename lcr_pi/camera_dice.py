@@ -13,7 +13,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from lcr_pi.referee import RollObservation
+from lcr_pi.referee import ONE_PIP_QUESTION, RollObservation
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.reader import asked, doubted_dice, unsettled
 from lcr_pi.vision.settle import SettleDetector, is_black
@@ -237,9 +237,7 @@ def one_pip_unknown(reading):
     When the reading was clear, its dice keep ``could_be`` = (1, dot), so that a roll-off, where both
     score one, can take them without asking; a reading unsure or cocked for another reason (something
     on the tray not read, a die that may lean) keeps every die's ``could_be`` empty, and is asked."""
-    said = ("Every die shows one pip or dot, and I do not know yet whether you play with ordinary dice, "
-            "where a one is a W, or with Wild dice, where a dot keeps its chip. With Wild dice, roll again; "
-            "with ordinary dice, press confirm.")
+    said = ONE_PIP_QUESTION
     vouched = reading.verdict == "clear"
     dice = tuple(replace(d, face="1", sure=False, could_be=ONE_PIP if vouched and d.sure and d.could_be else ())
                  for d in reading.dice)

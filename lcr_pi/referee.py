@@ -31,6 +31,13 @@ from lcr_pi.rules.faces import ONE_PIP, parse_face, parse_faces
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
 
+#: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
+#: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
+#: its chip. In a roll-off both score one, and confirm takes no roll-off roll, so it is left unsaid there.
+ONE_PIP_QUESTION = ("Every die shows one pip or dot, and I do not know yet whether you play with ordinary dice, "
+                    "where a one is a W, or with Wild dice, where a dot keeps its chip. With Wild dice, roll again; "
+                    "with ordinary dice, press confirm.")
+
 
 # -- inputs ----------------------------------------------------------------------------------------
 
@@ -457,7 +464,10 @@ class Referee:
         if obs.verdict == "unsure":
             obs = self._settled_for_roll_off(obs)
         if obs.verdict != "clear":
-            return [Attention()] + self._speak([f"{_sentence(obs.message or 'I cannot read the dice')} {player}, please roll again."])
+            # Only the reader's other doubt is said: the question of ones and dots asks for a press of
+            # confirm that a roll-off does not take ("Nothing to confirm"; found by an audit).
+            reason = obs.message.replace(ONE_PIP_QUESTION, "").strip() or "I cannot read the dice"
+            return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
         before = self.roll_off
         try:
             self.roll_off, events = self.roll_off.record(self.roll_off.next_seat, obs.faces)

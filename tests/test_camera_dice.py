@@ -480,3 +480,24 @@ def test_dice_left_lying_read_again_teach_a_wild_night_nothing():
     assert camera.poll().faces == ("4", "1", "5") and wild._lesson == ("pip", 1)
     assert camera.poll() is None  # a die taken out: the two left are no roll
     assert wild.kind is None and wild._lesson == ("pip", 1)  # and no second lesson
+
+
+def test_a_roll_off_never_asks_for_a_press_of_confirm_it_would_not_take():
+    # Found by an audit: in a Wild night's roll-off, ones read with a die that may lean were said with
+    # the kind-of-dice question ("... with ordinary dice, press confirm. ... Ann, please roll again."),
+    # and a press of confirm then said "Nothing to confirm." In a roll-off a one and a dot score
+    # alike: only the other doubt is said, and the dice are thrown again.
+    from lcr_pi.camera_dice import WildGameDice
+
+    leaning = Reading((die("1", 0.99), die("1", 0.99, x=20), die("1", 0.4, sure=False, cocked=True, x=40)), "cocked",
+                      (2,), "the die at the centre may be leaning (cocked), so it cannot be read.")
+    reading = WildGameDice(lambda frame, dice_kind: leaning, wild_pip=1)(frame_no(0))
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1), first_player="roll-off")
+    ref.start()
+    words = said(ref.on_roll(observe(reading, frame_no(0))))
+    assert words == "The die at the centre may be leaning (cocked), so it cannot be read. Ann, please roll again."
+    assert said(ref.on_action("repeat")) == words
+    # In the game itself the question stays: there a one is a W and a dot keeps the chip.
+    ref = wild_referee()
+    words = said(ref.on_roll(observe(reading, frame_no(0))))
+    assert "with ordinary dice, press confirm" in words and "lie flat and show 1, 1, 1, press confirm" in words
