@@ -47,6 +47,10 @@ class CameraDice:
         self._blurred = 0  # blurred readings in a row
         self._frames_seen = 0  # until the dice lying at the start are known (None once they are)
         self._quiet: np.ndarray | None = None  # the last quiet frame while they are not
+        #: Something moved in the tray since the last rest (a throw, a hand) and the tray has not come
+        #: to rest again: a guess offered for the dice before may no longer describe them
+        #: (:func:`lcr_pi.table.run_loop` holds a press of confirm until it is known).
+        self.stirred = False
 
     @property
     def exhausted(self) -> bool:
@@ -57,6 +61,10 @@ class CameraDice:
         if frame is None:
             return None
         update = self.settle.update(frame)
+        if update.state == "moving":
+            self.stirred = True
+        elif update.state == "quiet":
+            self.stirred = False  # at rest as before: a shadow, a hand that left the dice as they lay
         if self._frames_seen is not None:
             # At a start or a restart the dice lying in the tray are the last roll's, read before:
             # they are read once, as dice left lying, when the camera has had a few quiet frames to
@@ -83,6 +91,7 @@ class CameraDice:
             # Asked, not settled by the moves of its faces: the reader says this picture cannot be trusted.
             reading = asked(reading, "The picture of the dice stays blurred: is the camera steady and in focus?")
         self._blurred = 0
+        self.stirred = False  # at rest, and read: a new roll is passed on, dice left lying are not
         if left_lying(reading, self._lying):
             self._passed_over()
             return None  # every die that lay is kept: one hidden now (under an arm) may show again

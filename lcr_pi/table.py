@@ -185,6 +185,11 @@ def run_loop(
     stop = stop or threading.Event()
     started = time.monotonic()
     failing: str | None = None  # the error the dice source last raised, until a poll succeeds
+    # A press of confirm for an offered guess that came while the dice moved (``dice_source.stirred``):
+    # the guess it was for, held until the tray rests. Found by an audit: a helper's press while the
+    # roller threw again took the guess as the roll, and the throw was then announced as the next
+    # player's. A new roll makes the press stale; dice at rest as they lay take it.
+    held = None
     table.start()
     while not stop.is_set():
         if max_seconds is not None and time.monotonic() - started > max_seconds:
@@ -194,6 +199,10 @@ def run_loop(
         except queue.Empty:
             pass
         else:
+            guess = table.referee.offered_guess
+            if name == "confirm" and guess is not None and getattr(dice_source, "stirred", False):
+                held = guess
+                continue
             if not table.action(name, argument):
                 break
             continue
@@ -206,8 +215,17 @@ def run_loop(
             else:
                 failing = None
             if obs is not None:
+                if held is not None:
+                    log.info("a press of confirm while the dice were thrown again is not taken: the new roll is read")
+                    held = None
                 table.roll_seen(obs)
-            elif getattr(dice_source, "exhausted", False):
+                continue
+            if held is not None and not getattr(dice_source, "stirred", False):
+                guess, held = held, None
+                if table.referee.offered_guess is guess:  # still the offer it was pressed for
+                    table.action("confirm")
+                continue
+            if getattr(dice_source, "exhausted", False):
                 break
 
 

@@ -421,3 +421,69 @@ def test_a_changed_series_or_first_player_in_the_settings_takes_effect_after_the
     store.save(resume_or_new(with_series, store, []).snapshot())
     referee = resume_or_new(base, store, [])
     assert referee.series is not None and referee.series.rules.first_to == 1 and not referee.series.is_over
+
+
+def _rethrow_night(states, press_at):
+    """Ann's unsure roll, then the camera's settle states ``states`` (one per frame); a press of confirm
+    is queued at poll ``press_at``, as from a helper who saw the dice before they were touched."""
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.reader import DieReading, Reading, verdict_for
+    from lcr_pi.vision.settle import SettleUpdate
+
+    def die(face, x, sure=True):
+        return DieReading(face, 0.99 if sure else 0.5, (x, 0, x + 10, 10), (), (x + 5, 5), "left", sure,
+                          could_be=(face,) if sure else ())
+
+    first = (die("L", 0), die("dot", 40, sure=False), die("C", 80))
+    second = (die("R", 10), die("R", 60), die("dot", 120))
+    readings = [Reading(first, **verdict_for(list(first), [1], [])),
+                Reading(second, **verdict_for(list(second), [], []))]
+    script = ["moving", "settled", "quiet"] + states
+
+    class ScriptedSettle:
+        def update(self, frame):
+            state = script.pop(0)
+            return SettleUpdate(state, 0.0, frame if state == "settled" else None)
+
+        def reset(self):
+            pass
+
+    actions = queue.Queue()
+    camera = CameraDice(ListSource([np.full((8, 8, 3), 90, np.uint8)] * len(script)), lambda frame: readings.pop(0),
+                        ScriptedSettle())
+    camera._frames_seen = None  # no dice lying at the start
+
+    class Pressing:
+        polls = 0
+        exhausted = property(lambda self: camera.exhausted)
+        stirred = property(lambda self: camera.stirred)
+
+        def poll(self):
+            self.polls += 1
+            if self.polls == press_at:
+                actions.put(("confirm", None))
+            return camera.poll()
+
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker)
+    run_loop(table, actions=actions, dice_source=Pressing())
+    return table.referee, speaker.spoken
+
+
+def test_a_press_of_confirm_while_the_dice_are_thrown_again_does_not_make_the_throw_the_next_players():
+    # Found by an audit: Ann, asked to roll again or have the guess confirmed, threw again while a
+    # helper pressed confirm; the guess was taken as Ann's roll while the dice were in the air, and
+    # her throw was then announced as Bob's ("Bob rolled R, R, dot"): a roll nobody made.
+    ref, spoken = _rethrow_night(["moving", "moving", "still", "settled", "quiet"], press_at=5)
+    assert "Ann rolled R, R, dot." in spoken and not any(s.startswith("Bob rolled") for s in spoken)
+    assert ref.game.state.rolls == 1 and ref.game.state.current_player == "Bob" and ref.game.state.chips == (1, 3, 5)
+
+
+def test_a_press_of_confirm_while_a_hand_passes_over_the_dice_is_taken_when_the_tray_is_still():
+    # A hand over the tray that leaves the dice as they lay (quiet: no new scene) is no new roll: the
+    # press, held while it moved, takes the guess.
+    ref, spoken = _rethrow_night(["moving", "moving", "still", "quiet", "quiet"], press_at=5)
+    assert "Ann rolled L, dot, C." in spoken and ref.game.state.rolls == 1 and ref.game.state.chips == (1, 4, 3)
+    # A press while the tray is still is taken at once, as before.
+    ref, spoken = _rethrow_night(["quiet", "quiet"], press_at=3)
+    assert "Ann rolled L, dot, C." in spoken and ref.game.state.rolls == 1
