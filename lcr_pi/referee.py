@@ -27,6 +27,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
 from lcr_pi.rules.faces import ONE_PIP, parse_face, parse_faces
+from lcr_pi.rules.rolloff import ROLL_OFF_DICE
 
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
@@ -461,6 +462,13 @@ class Referee:
         if obs.verdict in ("no_dice", "obstructed"):
             return []
         player = self.roll_off.next_player
+        # The number of dice is checked first, as in a game (found by an audit: a chip read as a
+        # doubted fourth die was said as the reader's doubt of "the die at the right", throw after throw,
+        # and never as a thing too many on the tray).
+        if len(obs.faces) > ROLL_OFF_DICE and obs.verdict in ("unsure", "cocked"):
+            obs = self._without_doubtful_surplus(obs, player, ROLL_OFF_DICE)
+        if len(obs.faces) != ROLL_OFF_DICE:
+            return [Attention()] + self._speak([self._wrong_count(player, ROLL_OFF_DICE, len(obs.faces))])
         if obs.verdict == "unsure":
             obs = self._settled_for_roll_off(obs)
         if obs.verdict != "clear":

@@ -488,3 +488,23 @@ def test_an_unsure_reading_with_a_die_it_could_not_name_says_the_readers_words_n
     assert isinstance(out[0], Attention) and ref.phase == "await_roll" and ref.offered_guess is None
     # A typed roll with a face that is no face still names it: the person who typed it can fix it.
     assert "unknown face" in said(ref.on_roll(clear("L", "x", "C", source="keyboard")))
+
+
+def test_a_roll_off_roll_of_the_wrong_number_of_things_says_what_it_sees_as_a_game_roll_does():
+    # Found by an audit: in a roll-off, a poker chip beside the dice read as a doubted fourth die was
+    # said as the reader's doubt ("Not sure about the die at the right ... please roll again") after
+    # every throw, word for word, while the chip stayed: nothing said that a thing too many lay there.
+    ref = table(first_player="roll-off")
+    chip = RollObservation(("4", "5", "6", "2"), "unsure", doubtful=(3,),
+                           message="Not sure about the die at the right; please check or re-roll.")
+    words = said(ref.on_roll(chip))
+    assert words == ("I see four things where Ann rolled three dice, and one of them may be no die. "
+                     "Ann, please roll again.")
+    assert ref.phase == "roll_off" and ref.roll_off.scores == ()
+    # A die missing (off the tray) or one too many, read surely or not, is said as in a game.
+    assert said(ref.on_roll(RollObservation(("4", "5"), "unsure", doubtful=(0,), message="Not sure about "
+                                            "the die at the left; please check or re-roll."))) == \
+        "Ann rolls three dice, but I see two. Please roll all three dice again."
+    assert said(ref.on_roll(clear("4", "5", "6", "1"))) == \
+        "Ann rolls three dice, but I see four. Please take one die out and roll all three dice again."
+    assert said(ref.on_roll(clear("4", "5", "6"))) == "Ann scores fifteen. Bob, roll three dice."
