@@ -12,7 +12,7 @@ Designs (``--design``):
   the renderer.
 
 1. Teach like a player: scenes with one die each, in order, until every face has ``--views``
-   (<= 5) views; the real reader outlines the die (:func:`lcr_pi.commands.teach.single_die_outline`,
+   (<= 5) views; the real reader outlines the die (:func:`lcr_pi.commands.teach.die_shown`,
    as ``lcr-pi teach`` does), a scene where it sees no die or several is shown again (counted).
    ``--sessions N`` teaches each design N times from different pictures (renderer seeds 1, 1001,
    2001, ...; one session's result depends much on the views it happens to get) and reads the
@@ -147,7 +147,7 @@ def teaching_examples(scenes, views: int) -> dict[str, list[np.ndarray]]:
 def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarray]], int]:
     """Up to ``views`` context crops of each face as ``lcr-pi teach`` takes them: one die per
     picture, outlined by the reader. Returns the examples and how many pictures were refused."""
-    from lcr_pi.commands.teach import single_die_outline
+    from lcr_pi.commands.teach import die_shown
 
     examples: dict[str, list[np.ndarray]] = {}
     refused = 0
@@ -155,7 +155,7 @@ def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarr
         (die,) = scene.dice
         if die.cocked or len(examples.setdefault(die.face, [])) >= views:
             continue
-        outline = single_die_outline(reader.read(image, dice_kind="lcr").dice)
+        outline, _ = die_shown(reader, image, dice_kind="lcr")
         if outline is None:
             refused += 1
             continue
