@@ -22,6 +22,7 @@ Everything is numpy + OpenCV and deterministic for a given ``np.random.Generator
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 from dataclasses import dataclass, field
 
@@ -1008,9 +1009,19 @@ def _hand_args(stage: _Stage, rng, shapes: dict, palm_px, angle: float, height_m
             "blur_vec": blur}
 
 
+#: The film's own frame rate: ``roll_sequence``'s times (``n_frames``, ``rest_frame``, ...) count frames of
+#: 1/30 s unless ``fps`` asks for another rate.
+FILM_FPS = 30.0
+#: How a die may end its throw: ``"wobble"`` (it lands and rocks on its edges a few times, less each
+#: time) or ``"topple"`` (it lands balanced on an edge, lingers there, and falls over flat).
+ENDINGS = ("wobble", "topple")
+GRAVITY_MM_S2 = 9810.0
+
+
 def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str = "pip", n_frames: int = 30,
                   hand: bool = False, pool: str = "train", preset: str | None = None,
-                  n_dice=(1, 3), empty_frames: int = 0) -> tuple[list[np.ndarray], RenderedScene]:
+                  n_dice=(1, 3), empty_frames: int = 0, fps: float = FILM_FPS,
+                  ending: str | None = None) -> tuple[list[np.ndarray], RenderedScene]:
     """Frames of dice thrown into the tray, tumbling, bouncing and coming to rest, and the final truth.
 
     ``empty_frames``: that many frames of the empty tray (same camera, light and noise) come first,
@@ -1021,9 +1032,24 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
     dice). ``style["sequence"]`` of the returned scene gives ``rest_frame`` (first frame with every
     die still) and ``hand_frames`` (first and last frame showing the hand, or None).
     The returned scene's image is the last frame.
+
+    Time: the film runs at :data:`FILM_FPS` (30) frames a second, so the dice come to rest about
+    0.45 ``n_frames`` / 30 s after the first frame. ``fps`` films the same throw (the same draws: the same
+    dice, path, rest and hand) at another rate: ``round(n_frames * fps / 30)`` frames, frame ``j``
+    taken at ``j / fps`` s, each exposed for half its frame period; ``sequence`` then also gives
+    ``fps`` and ``rest_time`` (s, when every die is still) and counts ``rest_frame`` and
+    ``hand_frames`` in the frames returned. ``empty_frames`` are frames at that rate too.
+    ``ending`` (one of :data:`ENDINGS`) makes one die end its throw as a real die sometimes does:
+    rocking on its edges (``"wobble"``) or balanced on an edge and then falling flat (``"topple"``);
+    the rest comes when that is over, and ``sequence["tilts"]`` gives that die's tilt (degrees, signed
+    by the edge it leans over) in each frame.
     """
     if n_frames < 4:
         raise ValueError(f"n_frames must be at least 4, not {n_frames}")
+    if not fps > 0:
+        raise ValueError(f"fps must be positive, not {fps}")
+    if ending is not None and ending not in ENDINGS:
+        raise ValueError(f"ending must be one of {', '.join(ENDINGS)} or None, not {ending!r}")
     stage, rest = _scene_setup(rng, size, n_dice, kind, pool, preset, faces, False)
     cam = stage.camera
     n = n_frames
@@ -1040,14 +1066,24 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
                       "bounces": float(rng.uniform(1.5, 3.5)), "axis": rng.normal(size=3),
                       "spin": float(rng.uniform(4, 12))})
 
-    def pose(d: _Die, pl: dict, t: float) -> _Die:
+    ends = [None] * len(plans)
+    if ending is not None:
+        which = int(rng.integers(0, len(rest)))
+        ends[which] = _ending(ending, rest[which], rng)
+
+    def pose(d: _Die, pl: dict, t: float, end: dict | None = None) -> _Die:
         u = min(1.0, max(0.0, t / pl["stop"]))
         g = (1 - u) ** 2
         xy = d.centre[:2] + (pl["start"] - d.centre[:2]) * g
         rot = d.rotation @ geo.rot_axis(pl["axis"], pl["spin"] * g)
         z_min = geo.lowest_offset(rot, d.side, d.radius)
         z = z_min + pl["lift"] * (1 - u) ** 1.5 * abs(np.cos(np.pi * pl["bounces"] * u ** 0.8))
-        return _Die(d.design, d.side, rot, np.array([xy[0], xy[1], z]), d.spins, d.cocked)
+        centre = np.array([xy[0], xy[1], z])
+        if end is not None:
+            tilt = end["tilt"](max(0.0, t - pl["stop"]) / FILM_FPS)  # radians, + over one edge, - the other
+            if tilt:
+                rot, centre = _tipped(d, rot, centre, end["normal"], tilt)
+        return _Die(d.design, d.side, rot, centre, d.spins, d.cocked)
 
     hand_frames = None
     shapes = hand_shapes(rng) if hand else None
@@ -1064,17 +1100,24 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
         hand_height = float(rng.uniform(60, 160))
         del edge_angle
     frames = []
-    exposure = 0.5
-    settled = max(pl["stop"] for pl in plans)
+    step = FILM_FPS / float(fps)  # film frames (1/30 s) per frame taken
+    exposure = 0.5 * step
+    still_from = [pl["stop"] + (e["duration"] * FILM_FPS if e else 0.0) for pl, e in zip(plans, ends)]
+    settled = max(still_from)
     still = None  # once every die rests, the dice are drawn and lit once for all later frames
-    for k in range(n):
+    tilts = []  # degrees, frame by frame, of the die that ends its throw so
+    for j in range(max(4, int(round(n * fps / FILM_FPS)))):
+        k = j * step  # the film's time, in its frames
+        for pl, e in zip(plans, ends):
+            if e is not None:
+                tilts.append(round(math.degrees(e["tilt"](max(0.0, k - pl["stop"]) / FILM_FPS)), 2))
         dice_k = []
-        for d, pl in zip(rest, plans):
-            now = pose(d, pl, k)
-            before = pose(d, pl, k - exposure)
+        for d, pl, e, done in zip(rest, plans, ends, still_from):
+            now = pose(d, pl, k, e)
+            before = pose(d, pl, k - exposure, e)
             p1 = cam.project(now.centre[None])[0]
             p0 = cam.project(before.centre[None])[0]
-            now.blur = (float(p1[0] - p0[0]), float(p1[1] - p0[1])) if k < pl["stop"] else (0.0, 0.0)
+            now.blur = (float(p1[0] - p0[0]), float(p1[1] - p0[1])) if k < done else (0.0, 0.0)
             dice_k.append(now)
         hand_args = None
         if hand and hand_frames[0] <= k <= hand_frames[1]:
@@ -1096,15 +1139,66 @@ def roll_sequence(rng: np.random.Generator, *, size=None, faces=None, kind: str 
         else:
             img, _ = _compose(stage, dice_k, rng, hand_args)
         frames.append(img)
+    rest_time = settled / FILM_FPS
+    settled = math.ceil(settled / step - 1e-9)  # in the frames taken
+    if hand_frames:
+        hand_frames = (math.ceil(hand_frames[0] / step - 1e-9), math.floor(hand_frames[1] / step + 1e-9))
     if empty_frames:
         frames = [_compose(stage, [], rng, None)[0] for _ in range(int(empty_frames))] + frames
         settled += int(empty_frames)
+        rest_time += int(empty_frames) / float(fps)
         hand_frames = tuple(k + int(empty_frames) for k in hand_frames) if hand_frames else None
     stage.style["sequence"] = {"n_frames": len(frames), "rest_frame": settled,
-                               "hand_frames": list(hand_frames) if hand_frames else None}
+                               "hand_frames": list(hand_frames) if hand_frames else None,
+                               "fps": float(fps), "rest_time": rest_time, "ending": ending,
+                               "tilts": [0.0] * int(empty_frames) + tilts if ending else None}
     stage.style["occluder"] = None
     truth = tuple(_truth(stage, d) for d in rest)
     return frames, RenderedScene(image=frames[-1], dice=truth, style=stage.style)
+
+
+def _ending(kind: str, die: _Die, rng) -> dict:
+    """How one die ends its throw, as a tilt over its edges in time (s after it lands).
+
+    ``wobble``: it lands moving and rocks over one edge and the other, 4-8 times a second, from
+    8-15 degrees, losing amplitude with a time constant of 0.08-0.15 s, until under 0.3 degree.
+    ``topple``: it lands leaning on an edge, 0.5-2 degrees off balance, and falls as a cube over
+    an edge does (the angle off balance grows as cosh(lambda t), lambda = sqrt(3 g / (2 sqrt(2) side)),
+    about 25 /s for a 16 mm die), until flat.
+    """
+    sideways = [v for v in die.rotation.T if abs(v[2]) < 0.5]  # the die's local axes that lie level
+    normal = np.array([*sideways[int(rng.integers(0, len(sideways)))][:2], 0.0])
+    normal /= np.linalg.norm(normal) + 1e-12
+    if kind == "wobble":
+        f, a0, tau = float(rng.uniform(4, 8)), np.radians(float(rng.uniform(8, 15))), float(rng.uniform(0.08, 0.15))
+        duration = tau * math.log(a0 / np.radians(0.3))
+
+        def tilt(s: float) -> float:
+            return a0 * math.exp(-s / tau) * math.sin(2 * math.pi * f * s) if s < duration else 0.0
+    else:
+        lam = math.sqrt(3 * GRAVITY_MM_S2 / (2 * math.sqrt(2) * die.side))
+        off = np.radians(float(rng.uniform(0.5, 2.0)))
+        duration = math.acosh(math.pi / 4 / off) / lam
+
+        def tilt(s: float) -> float:
+            return max(0.0, math.pi / 4 - off * math.cosh(lam * min(s, duration)))
+    return {"tilt": tilt, "duration": duration, "normal": normal}
+
+
+def _tipped(die: _Die, rot: np.ndarray, centre: np.ndarray, normal: np.ndarray, tilt: float):
+    """The die turned by ``tilt`` over its bottom edge on the side of ``normal`` (the other side when
+    negative): its rotation and centre, the edge kept on the floor."""
+    if tilt < 0:
+        normal, tilt = -normal, -tilt
+    axis = np.cross([0.0, 0.0, 1.0], normal)
+    turn = geo.rot_axis(axis, tilt)
+    floor = geo.lowest_offset(rot, die.side, die.radius)
+    lift = centre[2] - floor  # in the air while it bounces
+    pivot = np.array([centre[0], centre[1], 0.0]) + normal * die.side / 2
+    moved = pivot + turn @ (np.array([centre[0], centre[1], floor]) - pivot)
+    rot = turn @ rot
+    moved[2] = geo.lowest_offset(rot, die.side, die.radius) + lift
+    return rot, moved
 
 
 def write_roll_folder(out_dir, scenes, *, jpeg_quality: int = 90) -> None:

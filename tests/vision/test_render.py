@@ -139,6 +139,49 @@ def test_roll_sequence_hand_comes_and_goes():
     assert np.abs(frames[-2].astype(np.int16) - rest).mean() < 8
 
 
+def test_roll_sequence_films_the_same_throw_at_another_frame_rate():
+    # The film's frames are 1/30 s; at 60 fps the same throw (path, rest, faces) has twice the frames,
+    # and frame 2j of it is taken when frame j of the 30 fps film was.
+    slow, a = roll_sequence(rng(4), size=SMALL, n_frames=16, hand=True)
+    fast, b = roll_sequence(rng(4), size=SMALL, n_frames=16, hand=True, fps=60)
+    sa, sb = a.style["sequence"], b.style["sequence"]
+    assert len(fast) == 32 and sb["fps"] == 60.0 and sa["fps"] == 30.0
+    assert [d.face for d in a.dice] == [d.face for d in b.dice] and [d.box for d in a.dice] == [d.box for d in b.dice]
+    assert sa["rest_time"] == sb["rest_time"] == sa["rest_frame"] / 30 and sb["rest_frame"] == 2 * sa["rest_frame"]
+    assert sb["hand_frames"] == [2 * k for k in sa["hand_frames"]]
+
+    def apart(x, y):
+        diff = np.abs(cv2.GaussianBlur(x, (0, 0), 2).astype(np.int16) - cv2.GaussianBlur(y, (0, 0), 2))
+        return float((diff.max(axis=2) > 40).mean())
+
+    for j in (3, sa["rest_frame"] - 2):  # moving: the picture taken at the same time is the nearest
+        near = [apart(slow[j], fast[2 * j + d]) for d in (-1, 0, 1)]
+        assert near[1] < min(near[0], near[2]) / 2, near
+    few, c = roll_sequence(rng(4), size=SMALL, n_frames=16, fps=7.5)
+    assert len(few) == 4 and c.style["sequence"]["rest_time"] == sa["rest_time"]
+    with pytest.raises(ValueError, match="fps"):
+        roll_sequence(rng(4), size=SMALL, fps=0)
+
+
+@pytest.mark.parametrize("ending", ["wobble", "topple"])
+def test_roll_sequence_can_end_with_a_die_rocking_or_falling_off_its_edge(ending):
+    frames, scene = roll_sequence(rng(9), size=SMALL, n_frames=30, fps=60, ending=ending, faces=["4"])
+    seq = scene.style["sequence"]
+    plain, _ = roll_sequence(rng(9), size=SMALL, n_frames=30, fps=60, faces=["4"])
+    tilts = seq["tilts"]
+    assert len(tilts) == len(frames) and seq["ending"] == ending
+    moving = [j for j, t in enumerate(tilts) if t != 0.0]
+    assert moving and max(moving) < seq["rest_frame"] and all(t == 0.0 for t in tilts[seq["rest_frame"]:])
+    if ending == "topple":
+        assert 40 < abs(tilts[moving[0]]) < 45  # on its edge, nearly balanced, then down
+    else:
+        assert min(tilts) < -3 < 3 < max(tilts)  # over one edge and the other
+    assert [d.face for d in scene.dice] == ["4"]
+    assert np.abs(frames[-1].astype(np.int16) - plain[-1]).mean() < 4  # the same rest
+    with pytest.raises(ValueError, match="ending"):
+        roll_sequence(rng(9), size=SMALL, ending="spin")
+
+
 def test_roll_sequence_can_start_with_the_empty_tray():
     frames, final = roll_sequence(rng(5), size=SMALL, kind="pip", n_frames=10, hand=True, n_dice=2, empty_frames=2)
     seq = final.style["sequence"]
