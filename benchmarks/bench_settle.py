@@ -1,7 +1,8 @@
 """Settle check cost per preview frame (target: <= 3 ms median for 1280x960 on one core here).
 
 Renders roll sequences with a hand (dice tumbling, settling, a hand reaching in and leaving) and
-times ``SettleDetector.update`` on every frame, one OpenCV thread. Also checks that each sequence
+times ``SettleDetector.update`` on every frame (given its capture time, as from a 30 fps camera),
+one OpenCV thread. Also checks that each sequence
 gives exactly one report, at or after the rest frame. The sequences are played ``--repeats`` times
 (a fresh detector each time), so that the median of a noisy, shared machine rests on more frames.
 
@@ -39,7 +40,7 @@ def main() -> int:
         settled = []
         for i, frame in enumerate(frames):
             start = time.perf_counter()
-            update = detector.update(frame)
+            update = detector.update(frame, at=i / 30)  # a 30 fps camera's capture times
             ms = (time.perf_counter() - start) * 1000
             times.append(ms)
             per_state.setdefault(update.state, []).append(ms)

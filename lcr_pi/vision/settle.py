@@ -1,7 +1,7 @@
 """Settle detection: watch the preview stream and say when the dice have come to rest.
 
 The reader is asked about a frame only after the dice stopped moving and no hand is over the tray,
-and only once per still scene (something that stays still at the edge for ``patience`` frames is no
+and only once per still scene (something that stays still at the edge for ``patience_seconds`` is no
 hand, and that scene is reported like any other; :class:`~lcr_pi.camera_dice.CameraDice` then knows
 dice left lying from a roll). The check runs on every preview frame, so it works on a small grey copy of
 the frame (:data:`WORK_WIDTH` pixels wide, shrunk straight from the colour frame and smoothed so
@@ -14,9 +14,9 @@ How it decides, frame by frame:
 * *motion*: the share of work pixels whose grey level changed by more than ``pixel_delta`` since
   the previous frame. Above ``motion_threshold`` the frame is ``moving`` and the detector is
   *armed* (something happened that may be a roll).
-* *still*: armed, and no motion for ``still_frames`` frames in a row; and the frame also matches
-  the one ``still_frames`` frames back, so dice creeping to a halt (a little each frame) do not
-  look still too early.
+* *still*: armed, and no motion from frame to frame for ``still_seconds`` (and at least
+  ``min_still_frames`` frames); and the frame also matches the one ``still_seconds`` back, so dice
+  creeping to a halt (a little each frame) do not look still too early.
 * *light*: both tests above, and the hand's below, first take out an overall change of brightness
   (the median ratio of the two images: a lamp, a cloud, the camera's exposure settling), so a change
   of light alone is no motion and no hand. A black frame (the camera starting, or covered) is
@@ -24,7 +24,7 @@ How it decides, frame by frame:
 * *hand*: a hand reaches in from outside the view, so it shows as a large changed blob (against
   the scene before the motion began) that touches the edge of the watched area. While one is there
   the state is ``obstructed``; the detector waits for it to leave. A "hand" that has not moved for
-  ``patience`` frames (a real hand trembles) is taken as part of the scene: a change of light the
+  ``patience_seconds`` (a real hand trembles) is taken as part of the scene: a change of light the
   ratio could not take out (one lamp of two), a shadow reaching the edge, an arm resting on the
   table. The detector then looks at that scene as at any other still one, so the game never waits
   in silence for a hand that is not there.
@@ -36,12 +36,25 @@ How it decides, frame by frame:
 
 ``region`` (x0, y0, x1, y1 in frame pixels, e.g. the calibrated tray) limits the watch.
 
+*Time*: the waits are in seconds, so that they last as long with any camera (a USB webcam gives
+7.5 or 15 frames a second in dim light, some cameras 60, and a slow Pi handles fewer frames than its
+camera gives). ``update(frame, at=...)`` takes the frame's capture time in seconds (any origin: only
+differences count); a frame given without one is taken as one frame of a :data:`NOMINAL_FPS` preview
+after the one before (tests, rendered films, a folder of frames), and a gap longer than
+:data:`MAX_FRAME_GAP` between two frames (the camera away) counts as that long. No clock is read here.
+Counted in frames, as before 2026-12-03, the 3 still frames were 50 ms at 60 fps, and a die
+balanced on an edge for that long before falling was read as it stood (4 of 24 rendered throws
+with a die toppling over an edge), and the 1.5 s patience lasted 6 s at 7.5 fps.
+
 >>> import numpy as np
->>> watcher = SettleDetector(still_frames=2)
+>>> watcher = SettleDetector(still_seconds=0.05)
 >>> empty = np.full((120, 160, 3), 90, np.uint8)
 >>> dice = empty.copy(); dice[40:60, 50:70] = 250
 >>> [watcher.update(f).state for f in (empty, empty, dice, dice, dice, dice, dice)]
 ['quiet', 'quiet', 'moving', 'still', 'settled', 'quiet', 'quiet']
+>>> watcher = SettleDetector()   # 0.1 s still: at 60 frames a second that is 6 frames, at 30 three
+>>> [watcher.update(f, at=k / 60).state for k, f in enumerate([empty, dice] + [dice] * 7)][2:]
+['still', 'still', 'still', 'still', 'still', 'settled', 'quiet']
 """
 
 from __future__ import annotations
@@ -65,6 +78,37 @@ LIGHT_TOLERANCE = 0.02  # ratios closer to 1 than this are taken as no change of
 LIGHT_AGREEMENT = 0.85  # ...and a ratio is a change of light only when this share of pixels agrees with it
 _CLOSE_KERNEL = np.ones((5, 5), np.uint8)  # bridges the gaps in a changed hand or die
 STATES = ("quiet", "moving", "still", "settled", "obstructed")
+NOMINAL_FPS = 30.0  # a frame given without its time comes 1/30 s after the one before
+MAX_FRAME_GAP = 0.5  # s: a longer wait between two frames (the camera away, a stall) counts as this long
+TIME_TOLERANCE = 1e-3  # s: a wait this much short of its length is over (frame times are rounded)
+MAX_RECENT = 256  # work images kept for the still window at most (0.1 s at up to 2500 frames a second)
+
+
+class FrameClock:
+    """Time on the frames' own clock: :meth:`tick` with a frame's capture time (s, or None) advances
+    :attr:`now` by the time since the frame before, never back, never by more than :data:`MAX_FRAME_GAP`;
+    without a time (or without one for the frame before) by one frame of a :data:`NOMINAL_FPS` preview.
+
+    >>> clock = FrameClock()
+    >>> [round(clock.tick(at), 4) for at in (None, None, 10.0, 10.05, 10.0, 99.0, float("nan"))]
+    [0.0333, 0.0333, 0.0333, 0.05, 0.0, 0.5, 0.0333]
+    >>> round(clock.now, 4)
+    0.6833
+    """
+
+    def __init__(self):
+        self.now = 0.0
+        self._at: float | None = None
+
+    def tick(self, at: float | None = None) -> float:
+        valid = at is not None and math.isfinite(at)
+        if valid and self._at is not None:
+            step = min(max(float(at) - self._at, 0.0), MAX_FRAME_GAP)
+        else:
+            step = 1.0 / NOMINAL_FPS
+        self._at = float(at) if valid else None
+        self.now += step
+        return step
 
 
 @dataclass(frozen=True)
@@ -82,13 +126,14 @@ class SettleDetector:
     def __init__(
         self,
         *,
-        still_frames: int = 3,
+        still_seconds: float = 0.1,
+        min_still_frames: int = 2,
         motion_threshold: float = 0.0005,
         pixel_delta: int = 10,
         change_delta: float = 0.18,
         min_change_px: int | None = None,
         hand_area: float = 0.04,
-        patience: int = 45,
+        patience_seconds: float = 1.5,
         region: tuple[int, int, int, int] | None = None,
         die_px: float | None = None,
         size: tuple[int, int] | None = None,
@@ -97,13 +142,21 @@ class SettleDetector:
         change counts as a die moved; without it ``min_change_px`` (work pixels, default 6) is used.
         ``size`` (width, height) is the frame size ``region`` and ``die_px`` are given for (the
         calibration's): frames of another size with the same shape have them scaled, frames of
-        another shape are watched whole (a camera may not give the size it was asked for)."""
-        if still_frames < 1:
-            raise ValueError(f"still_frames must be at least 1, not {still_frames}")
-        if patience < 1:
-            raise ValueError(f"patience must be at least 1 frame, not {patience}")
-        self.patience = patience
-        self.still_frames = still_frames
+        another shape are watched whole (a camera may not give the size it was asked for).
+
+        ``still_seconds`` (0.1 s: 3 frames at 30 fps, 6 at 60) of no motion, over at least
+        ``min_still_frames`` frames (2: 267 ms at 7.5 fps, where one frame's 133 ms would be enough
+        time but a single look), make the dice still; ``patience_seconds`` (1.5 s) is how long
+        something still at the edge is taken for a hand."""
+        if not still_seconds > 0:
+            raise ValueError(f"still_seconds must be more than 0, not {still_seconds}")
+        if min_still_frames < 1:
+            raise ValueError(f"min_still_frames must be at least 1, not {min_still_frames}")
+        if not patience_seconds > 0:
+            raise ValueError(f"patience_seconds must be more than 0, not {patience_seconds}")
+        self.patience_seconds = float(patience_seconds)
+        self.still_seconds = float(still_seconds)
+        self.min_still_frames = int(min_still_frames)
         self.motion_threshold = motion_threshold
         self.pixel_delta = pixel_delta
         self.change_delta = change_delta
@@ -113,11 +166,16 @@ class SettleDetector:
         self._given = (self.region, die_px, tuple(int(v) for v in size) if size is not None else None)
         self._fitted_to: tuple[int, int] | None = None  # the frame size region and die_px were fitted to
         self._min_change_px = min_change_px
-        self._recent: deque[np.ndarray] = deque(maxlen=still_frames + 1)
+        self._clock = FrameClock()
+        # (time, work image) of the last frames: the newest is the previous frame, the oldest the
+        # newest one at least still_seconds old.
+        self._recent: deque[tuple[float, np.ndarray]] = deque(maxlen=MAX_RECENT)
         self._before: np.ndarray | None = None  # the scene before the current disturbance
         self._last_read: np.ndarray | None = None  # normalised scene last handed to the reader
-        self._still = 0
+        self._still = 0  # still frames in a row
+        self._still_from = 0.0  # time of the frame before the first of them
         self._obstructed = 0  # still frames in a row taken for a hand
+        self._obstructed_from = 0.0  # time of the frame before the first of them
         self._armed = False  # motion seen since the last report (or the start)
         self._scale = 1.0  # work pixels per frame pixel
 
@@ -202,18 +260,24 @@ class SettleDetector:
 
     # -- decisions -----------------------------------------------------------------------------
 
-    def update(self, frame: np.ndarray) -> SettleUpdate:
+    def update(self, frame: np.ndarray, at: float | None = None) -> SettleUpdate:
+        """What ``frame`` tells; ``at`` is its capture time in seconds, when known (see *Time* above)."""
         # A frame the reader would refuse (another type or shape, empty, too small) is refused here
         # in the same words, not with an OpenCV message (found by an audit).
         frame = check_frame(frame)
         if is_black(frame):
             return SettleUpdate("quiet", 0.0)  # no picture (yet): no scene to compare later ones with
         grey = self._small(frame)
-        if self._recent and self._recent[-1].shape != grey.shape:
+        if self._recent and self._recent[-1][1].shape != grey.shape:
             self._recent.clear()  # the camera changed resolution: start over
             self._before = self._last_read = None
-        previous = self._recent[-1] if self._recent else None
-        self._recent.append(grey)
+        before_now = self._clock.now
+        self._clock.tick(at)
+        now = self._clock.now
+        previous = self._recent[-1][1] if self._recent else None
+        self._recent.append((now, grey))
+        while len(self._recent) > 1 and self._recent[1][0] <= now - self.still_seconds + TIME_TOLERANCE:
+            self._recent.popleft()  # the oldest kept is the newest frame at least still_seconds old
         if previous is None:
             self._before = grey
             if self._last_read is None:
@@ -231,13 +295,20 @@ class SettleDetector:
             self._before = grey
             return SettleUpdate("quiet", motion)
         self._still += 1
-        if self._still < self.still_frames or len(self._recent) <= self.still_frames:
+        if self._still == 1:
+            self._still_from = before_now
+        if self._still < self.min_still_frames or now - self._still_from < self.still_seconds - TIME_TOLERANCE:
             return SettleUpdate("still", motion)
-        if self._moved(self._recent[0], grey) > self.motion_threshold:
+        back_at, back = self._recent[0]
+        if back_at > now - self.still_seconds + TIME_TOLERANCE:
+            return SettleUpdate("still", motion)  # no frame that old yet (a start, a new resolution)
+        if self._moved(back, grey) > self.motion_threshold:
             return SettleUpdate("still", motion)  # creeping: still frame to frame, not over the window
         if self._hand_in_view(grey):
             self._obstructed += 1
-            if self._obstructed < self.patience:
+            if self._obstructed == 1:
+                self._obstructed_from = before_now
+            if now - self._obstructed_from < self.patience_seconds - TIME_TOLERANCE:
                 return SettleUpdate("obstructed", motion)
             # Nothing that moved for this long is a hand: it is the scene now.
         self._obstructed = 0

@@ -179,7 +179,7 @@ def test_a_still_change_at_the_edge_is_a_hand_only_for_a_while():
     frames, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["4"], n_frames=24)
     rest = frames[-1].copy()
     rest[:, :200] = (rest[:, :200] * 0.45).astype(np.uint8)
-    detector = SettleDetector(patience=20)
+    detector = SettleDetector(patience_seconds=20 / 30)
     got = states(detector, frames[:8] + [rest] * 40)
     assert got[8:10] == ["moving", "still"] or "obstructed" in got
     assert "obstructed" in got
@@ -198,17 +198,20 @@ def test_region_limits_the_watch_to_the_tray():
 
 
 def test_a_camera_changing_resolution_starts_over():
-    detector = SettleDetector(still_frames=2)
+    detector = SettleDetector(still_seconds=0.05)
     small = np.full((240, 320, 3), 80, np.uint8)
     big = np.full((480, 640, 3), 80, np.uint8)
     assert [detector.update(f).state for f in (small, small, big, big)] == ["quiet"] * 4
 
 
 def test_bad_arguments_are_refused():
-    with pytest.raises(ValueError, match="still_frames"):
-        SettleDetector(still_frames=0)
-    with pytest.raises(ValueError, match="patience"):
-        SettleDetector(patience=0)
+    for wait in (0, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="still_seconds"):
+            SettleDetector(still_seconds=wait)
+        with pytest.raises(ValueError, match="patience_seconds"):
+            SettleDetector(patience_seconds=wait)
+    with pytest.raises(ValueError, match="min_still_frames"):
+        SettleDetector(min_still_frames=0)
 
 
 def test_a_region_given_for_another_frame_size_is_fitted_to_the_frames():
@@ -238,7 +241,7 @@ def test_a_hand_that_trembles_now_and_then_stays_a_hand():
     trembling = []
     for _ in range(6):
         trembling += [frames[hover]] * 15 + [shifted]
-    got = states(SettleDetector(patience=20), frames[:hover + 1] + trembling)
+    got = states(SettleDetector(patience_seconds=20 / 30), frames[:hover + 1] + trembling)
     assert "settled" not in got[hover + 1:] and got.count("obstructed") >= 40, got
 
 
@@ -254,3 +257,78 @@ def test_a_frame_the_reader_would_refuse_is_refused_in_its_words(frame, problem)
 
     with pytest.raises(UserError, match=problem):
         SettleDetector().update(frame)
+
+
+# -- time, not frames (2026-12-03) ---------------------------------------------------------------
+# The waits were counted in frames: 3 still frames are 100 ms at 30 frames a second but 50 ms at 60,
+# and the 45 frames of patience 1.5 s at 30 but 6 s at 7.5 (a USB webcam in dim light). Now the
+# frames carry their capture time (``at``), and the waits last as long at any frame rate.
+
+
+def timed(detector: SettleDetector, frames, fps: float) -> list[str]:
+    return [detector.update(f, at=j / fps).state for j, f in enumerate(frames)]
+
+
+@pytest.mark.parametrize("seed", [15, 20])
+def test_a_die_balanced_on_an_edge_at_60_fps_is_read_after_it_falls(seed):
+    # Counted in frames, the die lingering on its edge for 50 ms was "settled" and read as it stood
+    # (a wrong face, or a leaning die), then read again when it fell.
+    frames, scene = roll_sequence(np.random.default_rng(seed), size=(480, 360), n_frames=30, fps=60, ending="topple")
+    seq = scene.style["sequence"]
+    frames += [frames[-1]] * 20
+    got = [j for j, s in enumerate(timed(SettleDetector(), frames, 60)) if s == "settled"]
+    assert len(got) == 1 and got[0] >= seq["rest_frame"], (got, seq["rest_frame"])
+    assert seq["tilts"][min(got[0], len(seq["tilts"]) - 1)] == 0.0
+
+
+@pytest.mark.parametrize("fps", [7.5, 15, 30, 60])
+def test_the_same_throw_at_any_frame_rate_is_read_once_soon_after_it_rests(fps):
+    frames, scene = roll_sequence(np.random.default_rng(1), size=(480, 360), n_frames=30, fps=fps)
+    seq = scene.style["sequence"]
+    frames += [frames[-1]] * int(fps)  # a second more of the dice at rest
+    got = [j for j, s in enumerate(timed(SettleDetector(), frames, fps)) if s == "settled"]
+    assert len(got) == 1 and got[0] >= seq["rest_frame"]
+    # 0.1 s still, and at least two frames (0.27 s at 7.5 fps), from the first frame after the rest.
+    late = got[0] / fps - seq["rest_time"]
+    assert late <= max(0.1, 2 / fps) + 1 / fps + 0.01, late
+
+
+@pytest.mark.parametrize("fps", [7.5, 60])
+def test_something_still_at_the_edge_is_a_hand_for_one_and_a_half_seconds_at_any_frame_rate(fps):
+    # At 7.5 fps the 45 frames of patience were 6 s of silence; at 60 fps 0.75 s.
+    frames, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["4"], n_frames=24, fps=fps)
+    rest = frames[-1].copy()
+    rest[:, :200] = (rest[:, :200] * 0.45).astype(np.uint8)
+    throw = frames[: len(frames) // 3]
+    clip = throw + [rest] * int(4 * fps)
+    got = timed(SettleDetector(), clip, fps)
+    assert got.count("settled") == 1 and "obstructed" in got
+    first = got.index("obstructed")
+    waited = (got.index("settled") - first + 1) / fps
+    assert 1.5 - 0.01 <= waited <= 1.5 + 1 / fps + 0.01, waited
+
+
+def test_a_hand_held_still_over_the_dice_for_a_second_at_60_fps_is_not_read():
+    # Counted in frames, a hand held still for 45 frames (0.75 s at 60 fps) was taken as the scene.
+    frames, scene = roll_sequence(np.random.default_rng(3), size=(640, 480), n_frames=30, hand=True, fps=60)
+    first, last = scene.style["sequence"]["hand_frames"]
+    hover = (first + last) // 2
+    assert hand_visible(frames, hover)
+    clip = frames[:hover + 1] + [frames[hover]] * 60 + frames[hover + 1:]
+    got = timed(SettleDetector(), clip, 60)
+    assert "obstructed" in got[hover:hover + 61] and "settled" not in got[hover:hover + 61], got
+    assert got.count("settled") == 1
+
+
+def test_a_frame_without_a_time_or_after_a_long_gap_counts_as_one_frame_or_half_a_second():
+    # Frames without a time come a 30 fps frame apart: 45 frames of patience, as before.
+    frames, _ = roll_sequence(np.random.default_rng(9), size=(480, 360), faces=["4"], n_frames=24)
+    rest = frames[-1].copy()
+    rest[:, :200] = (rest[:, :200] * 0.45).astype(np.uint8)
+    got = states(SettleDetector(), frames[:8] + [rest] * 60)
+    assert got.index("settled") - got.index("obstructed") + 1 == 45
+    # The camera away for a minute while the arm lay there: not a minute of patience at once.
+    detector = SettleDetector()
+    got = [detector.update(f, at=j / 30).state for j, f in enumerate(frames[:8] + [rest] * 10)]
+    got += [detector.update(rest, at=60.0 + j / 30).state for j in range(60)]
+    assert got.count("settled") == 1 and got.index("settled") >= 18 + 20, got

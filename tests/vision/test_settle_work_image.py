@@ -55,7 +55,7 @@ def test_the_cheap_shrink_keeps_the_picture_of_the_area_average():
     frame = random_scene(np.random.default_rng(7), size=(1280, 960), n_dice=3).image
     detector = SettleDetector()
     detector.update(frame)
-    work = detector._recent[-1]
+    work = detector._recent[-1][1]  # (time, work image)
     reference = area_work_image(frame)
     assert work.shape == reference.shape == (240, 320)
     diff = cv2.absdiff(work, reference)
@@ -100,6 +100,6 @@ def test_grey_frames_work_as_well_as_colour_ones():
     empty = np.full((960, 1280), 90, np.uint8)
     dice = empty.copy()
     dice[400:440, 600:640] = 250  # one small die, 10 work pixels across
-    detector = SettleDetector(still_frames=2)
+    detector = SettleDetector(still_seconds=0.05)
     got = [detector.update(f).state for f in (empty, empty, dice, dice, dice, dice, dice)]
     assert got == ["quiet", "quiet", "moving", "still", "settled", "quiet", "quiet"]
