@@ -51,8 +51,8 @@ class TimedSettle(SettleDetector):
         super().__init__()
         self.settled_at: list[float] = []
 
-    def update(self, frame):
-        result = super().update(frame)
+    def update(self, frame, at=None):
+        result = super().update(frame, at=at)
         if result.state == "settled":
             self.settled_at.append(time.perf_counter())
         return result

@@ -1,6 +1,9 @@
 """Frame sources at the edge: the Pi camera, a USB webcam or video file (OpenCV), a folder of frames.
 
-Each source has ``read() -> np.ndarray | None`` (a BGR frame, or None when none came) and ``close()``.
+Each source has ``read() -> np.ndarray | None`` (a BGR frame, or None when none came) and ``close()``,
+and ``frame_time``: the capture time (s, on the source's own clock) of the frame ``read`` gave last, or
+None when the source cannot tell (a folder of frames, frames in memory). The settle detector's waits
+follow it, so they last as long at any frame rate (:mod:`lcr_pi.vision.settle`, *Time*).
 picamera2 exists only on a Pi, so it is imported lazily inside :class:`PiCameraSource`.
 :class:`ReopeningSource` wraps any live source: when frames stop coming it reopens the camera, with a
 growing pause, and tells the table while the camera is away.
@@ -29,7 +32,11 @@ class PiCameraSource:
 
     Format "RGB888" is, despite its name, stored B, G, R per pixel: exactly what OpenCV expects.
     ``controls`` (e.g. locked exposure and white balance from the calibration) are applied at start.
+    ``frame_time`` is the sensor's timestamp of the frame (its metadata's SensorTimestamp, ns), taken
+    with the frame from the same request.
     """
+
+    frame_time: float | None = None
 
     def __init__(self, width: int = 1280, height: int = 960, controls: dict | None = None):
         try:
@@ -62,14 +69,27 @@ class PiCameraSource:
             raise UserError(f"the Pi camera did not start ({exc}); is it connected and enabled?") from None
 
     def read(self):
-        return self.camera.capture_array("main")
+        capture = getattr(self.camera, "capture_arrays", None)
+        if capture is None:  # a picamera2 too old to give a frame with its metadata: when it came
+            frame = self.camera.capture_array("main")
+            self.frame_time = time.monotonic()
+            return frame
+        arrays, metadata = capture(["main"])
+        stamp = metadata.get("SensorTimestamp") if isinstance(metadata, dict) else None
+        self.frame_time = stamp / 1e9 if isinstance(stamp, (int, float)) and stamp > 0 else None
+        return arrays[0]
 
     def close(self):
         self.camera.close()
 
 
 class OpenCVSource:
-    """A USB webcam (``index``) or a video file (``path``) through OpenCV."""
+    """A USB webcam (``index``) or a video file (``path``) through OpenCV.
+
+    ``frame_time``: for a webcam the time its frame came (``time.monotonic``), for a video file the
+    frame's time in the recording, so that a night recorded at 60 fps plays as it was filmed."""
+
+    frame_time: float | None = None
 
     def __init__(self, target: int | str, width: int | None = None, height: int | None = None, loop: bool = False):
         self.target = target
@@ -89,15 +109,21 @@ class OpenCVSource:
 
     def read(self):
         ok, frame = self.capture.read()
+        if not ok and self.is_file and self.loop:
+            self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, frame = self.capture.read()
         if ok:
+            self.frame_time = self._time()
             return frame
-        if self.is_file:
-            if self.loop:
-                self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
-                ok, frame = self.capture.read()
-                return frame if ok else None
+        if self.is_file and not self.loop:
             self.exhausted = True
         return None
+
+    def _time(self) -> float | None:
+        if not self.is_file:
+            return time.monotonic()
+        ms = self.capture.get(cv2.CAP_PROP_POS_MSEC)
+        return ms / 1000.0 if ms == ms and ms >= 0 else None  # ms == ms: not NaN
 
     def close(self):
         self.capture.release()
@@ -116,7 +142,10 @@ def frame_order(path: Path) -> tuple:
 
 
 class FolderSource:
-    """A folder of frames, read in name order, numbers by their value (a replay of a night, or a test)."""
+    """A folder of frames, read in name order, numbers by their value (a replay of a night, or a test).
+    Files carry no capture time: the frames count as a 30 fps preview's."""
+
+    frame_time = None
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
@@ -145,14 +174,22 @@ class FolderSource:
 
 
 class ListSource:
-    """Frames from memory (the demo's rendered frames, tests)."""
+    """Frames from memory (the demo's rendered frames, tests); ``times`` (s), when given, are their
+    capture times."""
 
-    def __init__(self, frames):
+    frame_time = None
+
+    def __init__(self, frames, times=None):
         self.frames = list(frames)
+        self.times = list(times) if times is not None else None
+        if self.times is not None and len(self.times) != len(self.frames):
+            raise ValueError(f"{len(self.times)} times for {len(self.frames)} frames")
         self.index = 0
         self.exhausted = not self.frames
 
     def extend(self, frames):
+        if self.times is not None:
+            raise ValueError("frames with times are extended with their times: not supported")
         self.frames.extend(frames)
         self.exhausted = False
 
@@ -161,6 +198,7 @@ class ListSource:
             self.exhausted = True
             return None
         frame = self.frames[self.index]
+        self.frame_time = self.times[self.index] if self.times is not None else None
         self.index += 1
         return frame
 
@@ -180,6 +218,10 @@ class SizeWatch:
     @property
     def exhausted(self) -> bool:
         return bool(getattr(self.frames, "exhausted", False))
+
+    @property
+    def frame_time(self) -> float | None:
+        return getattr(self.frames, "frame_time", None)
 
     def read(self):
         frame = self.frames.read()
@@ -277,6 +319,11 @@ class ReopeningSource:
             if self.on_back:
                 self.on_back()
         return frame
+
+    @property
+    def frame_time(self) -> float | None:
+        """The capture time of the camera's last frame (see the module's words)."""
+        return getattr(self.source, "frame_time", None) if self.source is not None else None
 
     def close(self):
         if self.source is not None:

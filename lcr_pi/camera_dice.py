@@ -60,7 +60,10 @@ class CameraDice:
         frame = self.frames.read()
         if frame is None:
             return None
-        update = self.settle.update(frame)
+        # The frame's capture time, when the camera gives it: the detector's waits last as long at
+        # any frame rate. (SETTLING_FRAMES stays counted in frames: a camera's exposure control
+        # settles frame by frame.)
+        update = self.settle.update(frame, at=getattr(self.frames, "frame_time", None))
         if update.state == "moving":
             self.stirred = True
         elif update.state == "quiet":

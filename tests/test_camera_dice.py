@@ -272,7 +272,7 @@ class ScriptedSettle:
     def __init__(self):
         self.resets = 0
 
-    def update(self, frame):
+    def update(self, frame, at=None):
         from lcr_pi.vision.settle import SettleUpdate
         return SettleUpdate("settled", 0.0, frame)
 
@@ -501,3 +501,47 @@ def test_a_roll_off_never_asks_for_a_press_of_confirm_it_would_not_take():
     ref = wild_referee()
     words = said(ref.on_roll(observe(reading, frame_no(0))))
     assert "with ordinary dice, press confirm" in words and "lie flat and show 1, 1, 1, press confirm" in words
+
+
+def test_each_frame_is_handed_to_the_settle_detector_with_its_capture_time():
+    # The detector's waits are in seconds (2026-12-03): a camera's frames carry their capture time.
+    from lcr_pi.camera import ListSource, SizeWatch
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.settle import SettleUpdate
+
+    seen = []
+
+    class Watching:
+        def update(self, frame, at=None):
+            seen.append(at)
+            return SettleUpdate("moving", 0.1)
+
+    frame = np.full((8, 8, 3), 90, np.uint8)
+    camera = CameraDice(SizeWatch(ListSource([frame] * 3, times=[5.0, 5.016, 5.033]), lambda w, h: None),
+                        lambda f: None, Watching())
+    assert [camera.poll() for _ in range(3)] == [None] * 3 and seen == [5.0, 5.016, 5.033]
+    camera = CameraDice(ListSource([frame] * 2), lambda f: None, Watching())
+    camera.poll(), camera.poll()
+    assert seen[3:] == [None, None]  # frames without a time: the detector counts them as 30 fps
+
+
+def test_a_die_falling_off_its_edge_before_a_60_fps_camera_is_read_once_when_it_lies():
+    # Counted in frames, 3 still frames were 50 ms at 60 fps: the die standing on its edge was read
+    # as it stood, a wrong roll, and read again when it fell.
+    from lcr_pi.camera import ListSource
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, scene = roll_sequence(np.random.default_rng(15), size=(480, 360), n_frames=30, fps=60, ending="topple")
+    rest = scene.style["sequence"]["rest_frame"]
+    frames += [frames[-1]] * 20
+    read = []
+
+    def reader(frame):
+        read.append(next(j for j, f in enumerate(frames) if f is frame))
+        return _clear(die("4", 0.99, x=len(read) * 50))  # a new place each time: never dice left lying
+
+    camera = CameraDice(ListSource(frames, times=[100.0 + j / 60 for j in range(len(frames))]), reader)
+    seen = [camera.poll() for _ in frames]
+    assert read[0] == 0  # the tray as the camera started: what lay there (nothing) is learnt
+    assert sum(o is not None for o in seen) == 1 and len(read) == 2 and read[1] >= rest, (read, rest)

@@ -99,6 +99,57 @@ def test_folder_and_video_sources_read_real_files(tmp_path):
     assert sum(source.read() is not None for _ in range(4)) == 3 and source.exhausted
 
 
+def test_sources_tell_each_frame_s_capture_time(tmp_path, monkeypatch):
+    # The settle detector's waits follow the frames' capture times (2026-12-03): a video keeps its
+    # own times (a night filmed at 60 fps plays as filmed), a folder of frames has none.
+    import sys
+    import types
+
+    from lcr_pi.camera import PiCameraSource, SizeWatch
+
+    frames = [np.full((48, 64, 3), 40 * i, np.uint8) for i in range(4)]
+    video = tmp_path / "roll.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 60, (64, 48))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    source = OpenCVSource(str(video))
+    times = []
+    while source.read() is not None:
+        times.append(source.frame_time)
+    assert len(times) == 4 and all(t is not None for t in times)
+    assert np.allclose(np.diff(times), 1 / 60, atol=1e-3), times
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), frames[i])
+    folder = FolderSource(tmp_path)
+    assert folder.read() is not None and folder.frame_time is None
+
+    class Picamera2:  # picamera2 on a Pi: a frame and its metadata from one request
+        stamp = 7_000_000_000
+
+        def create_preview_configuration(self, **kw):
+            return kw
+
+        def configure(self, config):
+            pass
+
+        def start(self):
+            pass
+
+        def capture_arrays(self, names):
+            Picamera2.stamp += 16_666_667
+            return [frames[0]], {"SensorTimestamp": Picamera2.stamp, "ExposureTime": 8000}
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    pi = SizeWatch(ReopeningSource(lambda: PiCameraSource(64, 48)), lambda w, h: None)
+    assert pi.frame_time is None
+    got = []
+    for _ in range(3):
+        assert pi.read() is not None
+        got.append(pi.frame_time)
+    assert np.allclose(got, [7.016666667, 7.033333334, 7.050000001])
+
+
 @pytest.mark.parametrize("spec, message", [
     ("webcam:x", "write webcam:0"),
     ("/no/such/thing", "is not 'auto', 'picamera2', 'webcam:N', a video file or a folder"),
@@ -441,7 +492,7 @@ def _rethrow_night(states, press_at):
     script = ["moving", "settled", "quiet"] + states
 
     class ScriptedSettle:
-        def update(self, frame):
+        def update(self, frame, at=None):
             state = script.pop(0)
             return SettleUpdate(state, 0.0, frame if state == "settled" else None)
 

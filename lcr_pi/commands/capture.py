@@ -112,7 +112,7 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
             time.sleep(0.01)
             continue
         last_frame = time.monotonic()
-        update = settle.update(frame)
+        update = settle.update(frame, at=getattr(source, "frame_time", None))
         if update.state != "settled":
             continue
         try:
