@@ -89,7 +89,7 @@ FACELESS = 0.1
 # A find more likely no die than a die (the classifier's and the pair network's belief) that touches
 # only one find, a sure one, nearer than SIDE_REACH times their mean side is that die's side face:
 # flat dice's centres are at least a side apart, and the detector's centres and sides are rough by
-# about a tenth. Chosen on the held-out train frames (2026-12-03, shipped models): at 0.9-1.0 two,
+# about a tenth. Chosen on the held-out train frames (2026-12-03, fifth-round models): at 0.9-1.0 two,
 # at 1.1-1.3 three of the 78 real photos that such a side face (in the oblique webcam photos) left
 # unsure read clear, and right; the held-out renders' unsure frames 43.2 -> 43.0 %, nothing else
 # changed. UNDERSIZED 0.55 made two more photos clear (0.5: one), and nothing else changed either.
@@ -123,8 +123,9 @@ class ReaderSettings:
     blank_std: float = 4.0  # grey-level spread below which a frame is blank
     blurred_sharpness: float = 0.09  # median die sharpness below this: motion blur, "obstructed"
     # Two top faces overlapping by more than this share of the smaller are both unsure (one face
-    # split in two, e.g. the pips of a 2). Off (1.0) for now: on the held-out train photos any
+    # split in two, e.g. the pips of a 2). Off (1.0) by default: on the held-out train photos any
     # value tried (0.1-0.3) only cost die accuracy (touching dice's rough outlines overlap).
+    # Calibration chooses it: models/reader.json has 0.3 since the sixth round (2026-12-03).
     max_face_overlap: float = 1.0
     tta_rotations: int = 4  # a detection that could be sure, which the classifier is not already sure of, is looked at in 4 turns...
     tta_below: float = 0.999  # ...when its top class probability is below this
