@@ -80,6 +80,16 @@ def test_a_storage_failure_is_spoken_once_and_the_game_goes_on(tmp_path):
     assert table.referee.game.state.current == 2
 
 
+def write_video(path, frames, *, fps):
+    """A real MJPG video file of ``frames`` (BGR, all one size) at ``fps``."""
+    height, width = frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (width, height))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    return path
+
+
 def test_folder_and_video_sources_read_real_files(tmp_path):
     frames = [np.full((48, 64, 3), i * 40, np.uint8) for i in range(3)]
     for i, f in enumerate(frames):
@@ -89,11 +99,7 @@ def test_folder_and_video_sources_read_real_files(tmp_path):
     assert isinstance(source, FolderSource)
     got = [source.read() for _ in range(4)]
     assert [int(g[0, 0, 0]) for g in got[:3]] == [0, 40, 80] and got[3] is None and source.exhausted
-    video = tmp_path / "roll.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
-    for f in frames:
-        writer.write(f)
-    writer.release()
+    video = write_video(tmp_path / "roll.avi", frames, fps=10)
     source = open_frame_source(str(video))
     assert isinstance(source, OpenCVSource)
     assert sum(source.read() is not None for _ in range(4)) == 3 and source.exhausted
@@ -108,11 +114,7 @@ def test_sources_tell_each_frame_s_capture_time(tmp_path, monkeypatch):
     from lcr_pi.camera import PiCameraSource, SizeWatch
 
     frames = [np.full((48, 64, 3), 40 * i, np.uint8) for i in range(4)]
-    video = tmp_path / "roll.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 60, (64, 48))
-    for f in frames:
-        writer.write(f)
-    writer.release()
+    video = write_video(tmp_path / "roll.avi", frames, fps=60)
     source = OpenCVSource(str(video))
     times = []
     while source.read() is not None:
