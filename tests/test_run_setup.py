@@ -169,3 +169,35 @@ def test_a_calibration_made_for_the_size_the_camera_gives_is_used_whatever_size_
     assert camera.settle.region == (10, 10, 1200, 700)  # the calibrated tray is watched
     # Frames of another shape than the calibration's are read whole, and said once when they come.
     assert len(said) == 1 and "made for 1280x720 frames but the camera gives 640x480" in said[0], said
+
+
+def test_a_roll_drops_the_words_of_earlier_turns_still_waiting_to_be_said(tmp_path, monkeypatch):
+    # Found by an audit (2026-12-03): a roll's words take about 9 s to say (14 s in a Wild game), and
+    # every word was said in turn, so a table rolling every 8 s heard the rolls ever later: ten minutes
+    # behind after 160 rolls. A counted roll now drops the words still waiting from the turns before.
+    import lcr_pi.night as night
+
+    class SlowSpeaker(speech.PrintSpeaker):
+        """Still saying the night's first sentence: everything after it waits in the queue."""
+
+        def __init__(self):
+            super().__init__(io.StringIO())
+            self.waiting, self.dropped = [], []
+
+        def say(self, text):
+            self.waiting.append(text)
+
+        def skip_queued(self):
+            self.dropped += self.waiting
+            self.waiting = []
+
+    speaker = SlowSpeaker()
+    monkeypatch.setattr(night, "make_night_speaker", lambda *a, **k: speaker)
+    config = tmp_path / "c.toml"
+    config.write_text(f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{tmp_path / "state"}"\n'
+                      '[gpio]\nenabled = false\n[game]\nplayers = ["Ann", "Bob", "Cy"]\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("L . C\nC C .\nstatus\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--setup", "off", "--new"]) == 0
+    assert "Ann rolled L, dot, C." in speaker.dropped and "Bob, your turn: roll three dice." in speaker.dropped
+    assert speaker.waiting[0] == "Bob rolled C, C, dot."  # the newest roll is said next, not a backlog
+    assert "Ann rolled L, dot, C." not in speaker.waiting

@@ -151,6 +151,25 @@ def test_stop_talking_cuts_the_sentence_and_drops_the_queue(tmp_path):
     assert [f.name for f in out.glob("*.wav")] == ["0002.wav"]  # the cut sentence left no file
 
 
+def test_skip_queued_drops_what_waits_and_lets_the_sentence_being_spoken_end(tmp_path):
+    # Found by an audit (2026-12-03): a table rolling faster than the speaker talks heard each roll
+    # later than the one before (ten minutes late after 160 rolls); a new roll drops the stale words.
+    program, gate, started = gated_espeak(tmp_path)
+    out = tmp_path / "wav"
+    with EspeakSpeaker(output_dir=out, program=program) as speaker:
+        for sentence in SENTENCES:
+            speaker.say(sentence)
+        wait_for_file(started)
+        speaker.skip_queued()
+        speaker.say("Bob rolled C, C, dot.")
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == [SENTENCES[0], "Bob rolled C, C, dot."]
+        assert speaker.failure is None
+    assert started.read_text().splitlines() == [SENTENCES[0], "Bob rolled C, C, dot."]
+    assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0002.wav"]  # the first ended whole
+
+
 def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
     program, gate, _ = gated_espeak(tmp_path, fail=True)
     gate.touch()

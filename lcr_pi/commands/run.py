@@ -71,7 +71,7 @@ def run(args) -> int:
         if args.dice == "camera":
             dice_source = _camera_dice(settings, night, camera_words.say)
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
-                      sounds=settings.speech.sounds, encode_evidence=encode_evidence)
+                      sounds=settings.speech.sounds, encode_evidence=encode_evidence, skip_stale_words=True)
         scoreboard = None
         if args.web is not None or settings.web.enabled:
             from lcr_pi.web import start_web

@@ -74,6 +74,9 @@ class Speaker(Protocol):
     def stop_talking(self) -> None:
         """Cut the current sentence and drop everything queued."""
 
+    def skip_queued(self) -> None:
+        """Drop everything queued that has not begun; the sentence being spoken ends as it would."""
+
     def close(self) -> None:
         """Stop at once and release the worker (call :meth:`wait_until_idle` first to finish talking)."""
 
@@ -98,6 +101,9 @@ class PrintSpeaker:
         return True
 
     def stop_talking(self) -> None:
+        pass
+
+    def skip_queued(self) -> None:
         pass
 
     def close(self) -> None:
@@ -240,6 +246,8 @@ class EspeakSpeaker:
         self._generation = 0  # bumped by stop_talking: queued items of older generations are dropped
         self._current: subprocess.Popen | None = None
         self._pending = 0
+        self._queued = 0  # items ever queued: each is numbered, so that skip_queued knows which waited
+        self._skip_through = 0  # skip_queued: the items numbered up to this one are dropped unsaid
         self._idle = threading.Condition()
         self._queue: queue.Queue = queue.Queue()
         self._closed = False
@@ -263,6 +271,12 @@ class EspeakSpeaker:
             self._generation += 1
             if self._current is not None and self._current.poll() is None:
                 self._current.kill()
+
+    def skip_queued(self) -> None:
+        """Drop everything queued that has not begun; the sentence being spoken ends as it would (a new
+        roll makes the words still waiting stale, but a sentence cut off mid-word is only noise)."""
+        with self._idle:
+            self._skip_through = self._queued
 
     def wait_until_idle(self, timeout: float) -> bool:
         with self._idle:
@@ -289,8 +303,10 @@ class EspeakSpeaker:
             raise RuntimeError("the speaker is closed")
         with self._idle:
             self._pending += 1
-        # Read without self._lock, which the worker holds while it starts a process: say() must not wait.
-        self._queue.put((self._generation, kind, payload))
+            self._queued += 1
+            # The generation is read without self._lock, which the worker holds while it starts a
+            # process: say() must not wait.
+            self._queue.put((self._generation, self._queued, kind, payload))
 
     # -- the worker's side -----------------------------------------------------------------------------
 
@@ -309,10 +325,10 @@ class EspeakSpeaker:
             self._pending = 0
             self._idle.notify_all()
 
-    def _perform(self, generation: int, kind: str, payload: str) -> None:
+    def _perform(self, generation: int, number: int, kind: str, payload: str) -> None:
         with self._lock:
-            if generation != self._generation:
-                return  # dropped by stop_talking
+            if generation != self._generation or number <= self._skip_through:
+                return  # dropped by stop_talking or skip_queued
             if kind == "say":
                 self.spoken.append(payload)
             self.history.append((kind, payload))
