@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 import time
@@ -131,13 +132,21 @@ def test_say_returns_while_espeak_is_still_busy_and_the_queue_keeps_order(tmp_pa
     assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0002.wav", "0003.wav"]
 
 
-def test_stop_talking_cuts_the_sentence_and_drops_the_queue(tmp_path):
+@contextlib.contextmanager
+def saying_all_sentences(tmp_path):
+    """A speaker on the gated espeak-ng, told every one of SENTENCES and held in the first (until the
+    gate file is made): yields (speaker, gate, started, wav folder)."""
     program, gate, started = gated_espeak(tmp_path)
     out = tmp_path / "wav"
     with EspeakSpeaker(output_dir=out, program=program) as speaker:
         for sentence in SENTENCES:
             speaker.say(sentence)
         wait_for_file(started)
+        yield speaker, gate, started, out
+
+
+def test_stop_talking_cuts_the_sentence_and_drops_the_queue(tmp_path):
+    with saying_all_sentences(tmp_path) as (speaker, gate, started, out):
         assert not speaker.wait_until_idle(0.2)
         speaker.stop_talking()
         assert speaker.wait_until_idle(5)
@@ -154,12 +163,7 @@ def test_stop_talking_cuts_the_sentence_and_drops_the_queue(tmp_path):
 def test_skip_queued_drops_what_waits_and_lets_the_sentence_being_spoken_end(tmp_path):
     # Found by an audit (2026-12-03): a table rolling faster than the speaker talks heard each roll
     # later than the one before (ten minutes late after 160 rolls); a new roll drops the stale words.
-    program, gate, started = gated_espeak(tmp_path)
-    out = tmp_path / "wav"
-    with EspeakSpeaker(output_dir=out, program=program) as speaker:
-        for sentence in SENTENCES:
-            speaker.say(sentence)
-        wait_for_file(started)
+    with saying_all_sentences(tmp_path) as (speaker, gate, started, out):
         speaker.skip_queued()
         speaker.say("Bob rolled C, C, dot.")
         gate.touch()
