@@ -12,6 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lcr_pi.errors import UserError
@@ -42,6 +43,12 @@ class NoLights:
     def attention(self): ...
     def off(self): ...
     def close(self): ...
+
+
+@dataclass(frozen=True)
+class Announcement(Say):
+    """Words of the table's own (a warning, a hint, the camera lost or back), not a turn's: a new roll
+    does not make them stale, so ``skip_stale_words`` never drops them (the speaker's ``say_kept``)."""
 
 
 class Table:
@@ -109,7 +116,10 @@ class Table:
 
     def _perform_one(self, out) -> None:
         if isinstance(out, Say):
-            self.speaker.say(out.text)
+            say = self.speaker.say
+            if isinstance(out, Announcement):
+                say = getattr(self.speaker, "say_kept", say)
+            say(out.text)
             if self.on_words:
                 self.on_words(out.text)
         elif isinstance(out, Cue):
@@ -137,8 +147,8 @@ class Table:
 
     def announce(self, text: str) -> None:
         """Say something that is not the referee's (a warning, a hint) through the same outputs, so the
-        scoreboard's live region hears it too."""
-        self.perform([Say(text)])
+        scoreboard's live region hears it too. A roll does not drop it as stale (:class:`Announcement`)."""
+        self.perform([Announcement(text)])
 
     def _storage_problem(self, message: str, lost: str = "it is not being saved") -> None:
         # A full or read-only card must not stop the game: say it once, log it every time.

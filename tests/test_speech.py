@@ -174,6 +174,19 @@ def test_skip_queued_drops_what_waits_and_lets_the_sentence_being_spoken_end(tmp
     assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0002.wav"]  # the first ended whole
 
 
+def test_skip_queued_keeps_what_say_kept_queued(tmp_path):
+    # Found by an audit (2026-12-03): a warning said once (the card is full) was dropped with the
+    # stale words of earlier turns when the next roll came.
+    warning = "Warning: cannot save the game. The game goes on, but it is not being saved."
+    with saying_all_sentences(tmp_path) as (speaker, gate, started, out):
+        speaker.say_kept(warning)
+        speaker.say("Bob, your turn: roll three dice.")
+        speaker.skip_queued()
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == [SENTENCES[0], warning]
+
+
 def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
     program, gate, _ = gated_espeak(tmp_path, fail=True)
     gate.touch()

@@ -1,5 +1,6 @@
 """The shell around the referee: typed rolls through the loop, saving, resuming after a power cut."""
 
+import io
 import queue
 
 import cv2
@@ -315,6 +316,44 @@ def test_choose_cuts_the_words_still_being_said_so_the_name_heard_is_the_one_con
     assert speaker.waiting == ["Cy, with three chips? Press confirm to take from Cy."]
     table.action("confirm")
     assert table.referee.game.state.chips == (4, 3, 2)
+
+
+def test_a_roll_drops_the_stale_words_of_earlier_turns_but_not_a_warning_said_once(tmp_path, monkeypatch):
+    # Found by an audit (2026-12-03): with the words of earlier turns dropped at each roll (lcr-pi run),
+    # the warning that the card is full, said once, was dropped with them when the next roll came before
+    # the speaker reached it; the table never heard that its game was no longer saved.
+    from lcr_pi import persist
+    from lcr_pi.outputs.speech import PrintSpeaker
+
+    class SlowSpeaker(PrintSpeaker):
+        """Still saying the night's first sentence: all that follows waits until skipped."""
+
+        def __init__(self):
+            super().__init__(io.StringIO())
+            self.waiting = []
+
+        def say(self, text, kept=False):
+            self.waiting.append((text, kept))
+
+        def say_kept(self, text):
+            self.say(text, kept=True)
+
+        def skip_queued(self):
+            self.waiting = [(text, kept) for text, kept in self.waiting if kept]
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    speaker = SlowSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker,
+                  store=GameStore(tmp_path), skip_stale_words=True)
+    table.start()
+    monkeypatch.setattr(persist, "write_atomic", full)
+    table.action("roll", "L . C")
+    table.action("roll", "C C .")
+    waiting = [text for text, _ in speaker.waiting]
+    assert "Bob rolled C, C, dot." in waiting and "Ann rolled L, dot, C." not in waiting
+    assert any(s.startswith("Warning:") and "it is not being saved" in s for s in waiting)
 
 
 def test_auto_camera_says_why_neither_the_pi_camera_nor_a_webcam_opened(monkeypatch):

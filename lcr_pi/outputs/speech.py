@@ -65,6 +65,10 @@ class Speaker(Protocol):
     def say(self, text: str) -> None:
         """Queue ``text``; returns at once."""
 
+    def say_kept(self, text: str) -> None:
+        """Queue ``text`` as :meth:`say` does, never dropped by :meth:`skip_queued`: the table's own words
+        (a warning said once, the camera lost), which no roll makes stale."""
+
     def cue(self, sound: str) -> None:
         """Queue a short sound: "left", "centre", "right", "win" or "attention"."""
 
@@ -93,6 +97,9 @@ class PrintSpeaker:
     def say(self, text: str) -> None:
         self.spoken.append(text)
         print(f"{self.prefix}{text}", file=self.stream or sys.stdout, flush=True)
+
+    def say_kept(self, text: str) -> None:
+        self.say(text)
 
     def cue(self, sound: str) -> None:
         self.cues.append(sounds.cue_name(sound))
@@ -261,6 +268,11 @@ class EspeakSpeaker:
         if text:
             self._enqueue("say", text)
 
+    def say_kept(self, text: str) -> None:
+        text = " ".join(str(text).split())
+        if text:
+            self._enqueue("say", text, kept=True)
+
     def cue(self, sound: str) -> None:
         name = sounds.cue_name(sound)
         if self.sounds:
@@ -273,8 +285,9 @@ class EspeakSpeaker:
                 self._current.kill()
 
     def skip_queued(self) -> None:
-        """Drop everything queued that has not begun; the sentence being spoken ends as it would (a new
-        roll makes the words still waiting stale, but a sentence cut off mid-word is only noise)."""
+        """Drop everything queued that has not begun, but what :meth:`say_kept` queued; the sentence being
+        spoken ends as it would (a new roll makes the words still waiting stale, but a sentence cut off
+        mid-word is only noise)."""
         with self._idle:
             self._skip_through = self._queued
 
@@ -298,7 +311,7 @@ class EspeakSpeaker:
     def __exit__(self, *exc):
         self.close()
 
-    def _enqueue(self, kind: str, payload: str) -> None:
+    def _enqueue(self, kind: str, payload: str, *, kept: bool = False) -> None:
         if self._closed:
             raise RuntimeError("the speaker is closed")
         with self._idle:
@@ -306,7 +319,7 @@ class EspeakSpeaker:
             self._queued += 1
             # The generation is read without self._lock, which the worker holds while it starts a
             # process: say() must not wait.
-            self._queue.put((self._generation, self._queued, kind, payload))
+            self._queue.put((self._generation, self._queued, kind, payload, kept))
 
     # -- the worker's side -----------------------------------------------------------------------------
 
@@ -325,9 +338,9 @@ class EspeakSpeaker:
             self._pending = 0
             self._idle.notify_all()
 
-    def _perform(self, generation: int, number: int, kind: str, payload: str) -> None:
+    def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool) -> None:
         with self._lock:
-            if generation != self._generation or number <= self._skip_through:
+            if generation != self._generation or (number <= self._skip_through and not kept):
                 return  # dropped by stop_talking or skip_queued
             if kind == "say":
                 self.spoken.append(payload)
