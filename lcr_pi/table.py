@@ -197,9 +197,7 @@ class Table:
 
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
-#: Choose too (found by an audit): a second press while the Wild words or the first name were still
-#: being said queued both names, so a player choosing by ear heard one name while confirm would rob the next.
-CUTS_SPEECH = frozenset({"repeat", "undo", "status", "new_game", "choose"})
+CUTS_SPEECH = frozenset({"repeat", "undo", "status", "new_game"})
 
 
 def run_loop(
