@@ -12,7 +12,6 @@ growing pause, and tells the table while the camera is away.
 from __future__ import annotations
 
 import logging
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from pathlib import Path
 import cv2
 
 from lcr_pi.errors import UserError
+from lcr_pi.persist import frame_order
 
 log = logging.getLogger("lcr_pi.camera")
 
@@ -127,18 +127,6 @@ class OpenCVSource:
 
     def close(self):
         self.capture.release()
-
-
-def frame_order(path: Path) -> tuple:
-    """Sort key of a frame file: its name with each run of digits taken as a number, so that
-    frame2 comes before frame10, as a tool that numbers frames without leading zeros
-    (``ffmpeg ... frame%d.png``) means them.
-
-    >>> sorted(["frame10.png", "frame2.png", "frame1.png"], key=lambda n: frame_order(Path(n)))
-    ['frame1.png', 'frame2.png', 'frame10.png']
-    """
-    parts = re.split(r"(\d+)", path.name)  # text, number, text, ... (odd places: the numbers)
-    return tuple((int(p), p) if i % 2 else (-1, p) for i, p in enumerate(parts))
 
 
 class FolderSource:

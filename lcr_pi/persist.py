@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -203,7 +204,7 @@ class GameStore:
         path = self.evidence_dir / name
         try:
             self.evidence_dir.mkdir(parents=True, exist_ok=True)
-            frames = sorted(self.evidence_dir.glob("*.jpg"), key=_frame_order)
+            frames = sorted(self.evidence_dir.glob("*.jpg"), key=frame_order)
             for old in frames[: max(0, len(frames) - self.evidence_frames + 1)]:
                 old.unlink(missing_ok=True)  # the oldest first: room for the new one on a full card
             write_atomic(path, jpeg)
@@ -212,7 +213,13 @@ class GameStore:
         return path
 
 
-def _frame_order(path: Path) -> tuple:
-    """Frames by their number (``1000000.jpg`` after ``999999.jpg``), then by name."""
-    stem = path.stem
-    return (0, int(stem), "") if stem.isascii() and stem.isdigit() else (1, 0, path.name)
+def frame_order(path: Path) -> tuple:
+    """Sort key of a frame file: its name with each run of digits taken as a number, so that
+    frame2 comes before frame10, as a tool that numbers frames without leading zeros
+    (``ffmpeg ... frame%d.png``) means them, and the evidence ring's 999999.jpg before 1000000.jpg.
+
+    >>> sorted(["frame10.png", "frame2.png", "frame1.png"], key=lambda n: frame_order(Path(n)))
+    ['frame1.png', 'frame2.png', 'frame10.png']
+    """
+    parts = re.split(r"(\d+)", path.name)  # text, number, text, ... (odd places: the numbers)
+    return tuple((int(p), p) if i % 2 else (-1, p) for i, p in enumerate(parts))

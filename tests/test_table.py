@@ -473,9 +473,9 @@ def test_a_new_nights_roll_photos_are_kept_before_the_last_nights(tmp_path):
 def test_the_photo_ring_orders_frames_by_number_past_a_million():
     from pathlib import Path
 
-    from lcr_pi.persist import _frame_order
+    from lcr_pi.persist import frame_order
 
-    assert sorted([Path("1000000.jpg"), Path("999999.jpg")], key=_frame_order)[0].name == "999999.jpg"
+    assert sorted([Path("1000000.jpg"), Path("999999.jpg")], key=frame_order)[0].name == "999999.jpg"
 
 
 def test_a_changed_series_or_first_player_in_the_settings_takes_effect_after_the_saved_game(tmp_path):
