@@ -100,13 +100,16 @@ class RenderedRolls(SimulatedPlayers):
 
     def __init__(self, referee, reader, rng: np.random.Generator, *, wild: bool, actions,
                  size=(640, 480), frames_per_roll: int = 10, on_throw=None, table_seed: int | None = None,
-                 preset: str | None = None, ordinary_dice: bool = False, read=None):
+                 preset: str | None = None, ordinary_dice: bool = False, read=None, pool: str = "holdout"):
         """``table_seed``: film every throw on one table (camera, tray, light and where the dice
         come to rest drawn from this seed; only the faces differ), as a calibrated table is;
         by default each throw gets a new table. ``preset``: a named look of the renderer.
         ``ordinary_dice``: throw pip dice instead of LCR (or Wild) dice. ``read``: how a settled frame
         is read (``read(frame)``, as :class:`~lcr_pi.camera_dice.CameraDice` reads it); by default the
-        reader, told the kind of dice thrown."""
+        reader, told the kind of dice thrown. ``pool``: the renderer's dice designs; by default its
+        holdout pool, designs the reader's models never trained on, so that what the demo says of the
+        reading is what a table with dice of its own can expect, not how well the models learnt the
+        dice they were trained on."""
         super().__init__(referee, actions)
         self._unsure_in_a_row = 0
         self.reader = reader
@@ -119,6 +122,7 @@ class RenderedRolls(SimulatedPlayers):
         self.size = size
         self.table_seed = table_seed
         self.preset = preset
+        self.pool = pool
         self.frames_per_roll = frames_per_roll
         self.on_throw = on_throw
         self.settle = SettleDetector()
@@ -165,7 +169,7 @@ class RenderedRolls(SimulatedPlayers):
         self.thrown = tuple(str(self.rng.choice(self.die)) for _ in range(self._dice_wanted()))
         film = self.rng if self.table_seed is None else np.random.default_rng(self.table_seed)
         frames, _ = roll_sequence(film, size=self.size, faces=list(self.thrown), kind=self.kind,
-                                  n_frames=self.frames_per_roll, preset=self.preset)
+                                  n_frames=self.frames_per_roll, preset=self.preset, pool=self.pool)
         self.frames = list(frames)
         # A rendered throw may be filmed over a new tray by a new camera, so the settle detector starts
         # afresh: against the last tray the whole view would look changed (like a hand in the way).
