@@ -187,6 +187,52 @@ def test_skip_queued_keeps_what_say_kept_queued(tmp_path):
         assert speaker.spoken == [SENTENCES[0], warning]
 
 
+def test_drop_prompts_drops_the_prompts_waiting_and_says_every_other_word(tmp_path):
+    # Found by an audit (2026-12-03): two presses of choose while a Wild roll's words were said queued
+    # "Bob, ...?" and "Cy, ...?", and a player who pressed confirm on hearing Bob's name robbed Cy. A
+    # press of choose drops the questions still waiting, but never the roll's moves around them.
+    bob = "Bob, with three chips? Press confirm to take from Bob."
+    cy = "Cy, with three chips? Press confirm to take from Cy."
+    with saying_all_sentences(tmp_path) as (speaker, gate, started, out):
+        speaker.say_prompt("Wild! Ann, choose one player to take a chip from: Bob or Cy.")
+        speaker.say("Ann has three chips.")
+        speaker.say_prompt(bob)
+        speaker.drop_prompts()
+        speaker.say_prompt(cy)
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.failure is None
+    assert speaker.spoken == [*SENTENCES, "Ann has three chips.", cy]
+    assert started.read_text().splitlines() == speaker.spoken
+
+
+def test_drop_prompts_cuts_the_prompt_being_spoken_but_no_other_sentence(tmp_path):
+    program, gate, started = gated_espeak(tmp_path)
+    out = tmp_path / "wav"
+    bob = "Bob, with three chips? Press confirm to take from Bob."
+    with EspeakSpeaker(output_dir=out, program=program) as speaker:
+        speaker.say("Ann rolled L, W, dot.")
+        wait_for_file(started)
+        speaker.drop_prompts()  # a sentence that is no prompt is not cut
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        gate.unlink()
+        speaker.say_prompt(bob)
+        deadline = time.monotonic() + 20
+        while started.read_text().splitlines()[-1:] != [bob]:  # the prompt is being said
+            assert time.monotonic() < deadline, "the prompt never started"
+            time.sleep(0.01)
+        speaker.drop_prompts()
+        assert speaker.wait_until_idle(5)
+        assert speaker.failure is None  # a cut is not a failure
+        gate.touch()
+        speaker.say("Ann takes one chip from Bob.")
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == ["Ann rolled L, W, dot.", bob, "Ann takes one chip from Bob."]
+        assert speaker.failure is None
+    assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0003.wav"]  # the cut prompt left no file
+
+
 def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
     program, gate, _ = gated_espeak(tmp_path, fail=True)
     gate.touch()

@@ -3,7 +3,8 @@
 The camera loop hands sentences over with :meth:`Speaker.say` and goes straight back to watching the
 tray; a worker thread runs one espeak-ng process per sentence, in order. A player's "repeat" or "undo"
 cuts the current sentence and drops the queue (:meth:`Speaker.stop_talking`), so stale news is never
-read out after the correction.
+read out after the correction. A press of choose drops only the prompts (:meth:`Speaker.drop_prompts`):
+the names offered before it and the Wild explanation, not the roll's words queued around them.
 
 Speech must never stop a game: if espeak-ng is missing the words are printed (and the table is told once
 how to turn speech on); if it fails mid-game (no sound card, a crash, a process that hangs) the speaker
@@ -69,6 +70,10 @@ class Speaker(Protocol):
         """Queue ``text`` as :meth:`say` does, never dropped by :meth:`skip_queued`: the table's own words
         (a warning said once, the camera lost), which no roll makes stale."""
 
+    def say_prompt(self, text: str) -> None:
+        """Queue ``text`` as :meth:`say` does, as a question a later :meth:`drop_prompts` makes stale
+        (the Wild choice's explanation, a name offered to choose)."""
+
     def cue(self, sound: str) -> None:
         """Queue a short sound: "left", "centre", "right", "win" or "attention"."""
 
@@ -80,6 +85,10 @@ class Speaker(Protocol):
 
     def skip_queued(self) -> None:
         """Drop everything queued that has not begun; the sentence being spoken ends as it would."""
+
+    def drop_prompts(self) -> None:
+        """Drop what :meth:`say_prompt` queued and has not begun, and cut it if it is being spoken; the
+        other words, queued before or after, are said as they would be."""
 
     def close(self) -> None:
         """Stop at once and release the worker (call :meth:`wait_until_idle` first to finish talking)."""
@@ -101,6 +110,9 @@ class PrintSpeaker:
     def say_kept(self, text: str) -> None:
         self.say(text)
 
+    def say_prompt(self, text: str) -> None:
+        self.say(text)
+
     def cue(self, sound: str) -> None:
         self.cues.append(sounds.cue_name(sound))
 
@@ -111,6 +123,9 @@ class PrintSpeaker:
         pass
 
     def skip_queued(self) -> None:
+        pass
+
+    def drop_prompts(self) -> None:
         pass
 
     def close(self) -> None:
@@ -255,6 +270,8 @@ class EspeakSpeaker:
         self._pending = 0
         self._queued = 0  # items ever queued: each is numbered, so that skip_queued knows which waited
         self._skip_through = 0  # skip_queued: the items numbered up to this one are dropped unsaid
+        self._prompts_through = 0  # drop_prompts: the prompts numbered up to this one are dropped or cut
+        self._current_is_prompt = False  # the process running says a prompt (drop_prompts cuts it)
         self._idle = threading.Condition()
         self._queue: queue.Queue = queue.Queue()
         self._closed = False
@@ -273,6 +290,11 @@ class EspeakSpeaker:
         if text:
             self._enqueue("say", text, kept=True)
 
+    def say_prompt(self, text: str) -> None:
+        text = " ".join(str(text).split())
+        if text:
+            self._enqueue("say", text, prompt=True)
+
     def cue(self, sound: str) -> None:
         name = sounds.cue_name(sound)
         if self.sounds:
@@ -290,6 +312,17 @@ class EspeakSpeaker:
         mid-word is only noise)."""
         with self._idle:
             self._skip_through = self._queued
+
+    def drop_prompts(self) -> None:
+        """Drop the prompts (:meth:`say_prompt`) queued so far that have not begun, and cut the one being
+        spoken: a player who pressed choose again hears the next name at once, and never a stale name
+        that confirm would no longer take. The other words, queued before or after, are all said."""
+        with self._idle:
+            through = self._queued
+        with self._lock:
+            self._prompts_through = through
+            if self._current_is_prompt and self._current is not None and self._current.poll() is None:
+                self._current.kill()
 
     def wait_until_idle(self, timeout: float) -> bool:
         with self._idle:
@@ -311,7 +344,7 @@ class EspeakSpeaker:
     def __exit__(self, *exc):
         self.close()
 
-    def _enqueue(self, kind: str, payload: str, *, kept: bool = False) -> None:
+    def _enqueue(self, kind: str, payload: str, *, kept: bool = False, prompt: bool = False) -> None:
         if self._closed:
             raise RuntimeError("the speaker is closed")
         with self._idle:
@@ -319,7 +352,7 @@ class EspeakSpeaker:
             self._queued += 1
             # The generation is read without self._lock, which the worker holds while it starts a
             # process: say() must not wait.
-            self._queue.put((self._generation, self._queued, kind, payload, kept))
+            self._queue.put((self._generation, self._queued, kind, payload, kept, prompt))
 
     # -- the worker's side -----------------------------------------------------------------------------
 
@@ -338,10 +371,11 @@ class EspeakSpeaker:
             self._pending = 0
             self._idle.notify_all()
 
-    def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool) -> None:
+    def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool, prompt: bool) -> None:
         with self._lock:
-            if generation != self._generation or (number <= self._skip_through and not kept):
-                return  # dropped by stop_talking or skip_queued
+            if (generation != self._generation or (number <= self._skip_through and not kept)
+                    or (prompt and number <= self._prompts_through)):
+                return  # dropped by stop_talking, skip_queued or drop_prompts
             if kind == "say":
                 self.spoken.append(payload)
             self.history.append((kind, payload))
@@ -372,6 +406,7 @@ class EspeakSpeaker:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
                 )
+                self._current_is_prompt = prompt
             except OSError as exc:
                 self._current = None
                 self._report(kind, payload, f"could not start {command[0]}: {exc}")
@@ -383,13 +418,13 @@ class EspeakSpeaker:
             process.kill()
             process.communicate()
             with self._lock:
-                self._current = None
+                self._current, self._current_is_prompt = None, False
                 if generation == self._generation:
                     self._report(kind, payload, f"{command[0]} did not finish within {limit:.0f} s", printed=retrying)
             return
         with self._lock:
-            self._current = None
-            if generation != self._generation:
+            self._current, self._current_is_prompt = None, False
+            if generation != self._generation or (prompt and number <= self._prompts_through):
                 return  # cut short on purpose
             problem = _problem(process.returncode, err)
             if problem:
