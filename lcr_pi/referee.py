@@ -93,6 +93,14 @@ class Say:
 
 
 @dataclass(frozen=True)
+class Prompt(Say):
+    """Words that ask the roller of a W to choose: the Wild choice's explanation and reminder, and each
+    name the choose button offers. The next press of choose makes them stale (the table drops those
+    still waiting to be said, and cuts one being said), so the name a player hears last is the one
+    confirm takes; the roll's words around them are all said."""
+
+
+@dataclass(frozen=True)
 class Cue:
     """A short sound: "left", "centre", "right", "win" or "attention"."""
 
@@ -169,7 +177,7 @@ class Referee:
         self._choice_index: int | None = None
         self._cycled = False  # the choose button has named a candidate since the decision began
         self._picked: list[int] = []
-        self._last_words: list[str] = []
+        self._last_words: list[Say] = []  # what repeat says again, as it was said (prompts as prompts)
         self._series_before_win: Series | None = None
         # The roll-off before each of its rolls, so that undo can take a misread roll-off roll back,
         # also the one that decided who starts, until that game's first turn is rolled. Not saved:
@@ -227,7 +235,7 @@ class Referee:
         words += self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players), keep=True)
+            out += self._speak(announce([self._decision_event()], self.config.players), keep=True, prompt=True)
         out.append(ShowTurn(state.current))
         return out
 
@@ -242,7 +250,7 @@ class Referee:
         if self.phase == "game_over":
             return self._speak([self._game_over_prompt()], keep=False)
         if self.phase == "await_decision":
-            return self._speak([self._decision_reminder()], keep=False)
+            return self._speak([self._decision_reminder()], keep=False, prompt=True)
         if self.phase == "confirm_read":
             # The dice were thrown again since a guess was offered: the guess no longer describes
             # the tray, whatever this roll turns out to be (a new guess is offered if it is unsure).
@@ -306,15 +314,19 @@ class Referee:
         for e in events:
             if isinstance(e, ev.RollResolved):
                 out += [Cue(_FACE_CUES[f]) for f in e.faces if f in _FACE_CUES]
-        out += self._speak(announce(events, self.config.players))
+        decision = isinstance(events[-1], ev.DecisionNeeded)
+        # The roll's words are said whatever is pressed; the Wild choice's explanation is a prompt, which
+        # the first press of choose makes stale.
+        out += self._speak(announce(events[:-1] if decision else events, self.config.players))
         state = self.game.state
         moves = tuple(m for e in events if isinstance(e, (ev.RollResolved, ev.ChipsTaken)) for m in e.moves)
         won = next((e for e in events if isinstance(e, ev.GameWon)), None)
-        if isinstance(events[-1], ev.DecisionNeeded):
+        if decision:
             self.phase = "await_decision"
             self._choice_index, self._cycled = None, False
             self._picked = []
-            out += self._speak([self._choice_help()], keep=True, extend=True)
+            out += self._speak(announce(events[-1:], self.config.players) + [self._choice_help()], extend=True,
+                               prompt=True)
             out.append(ShowMoves(moves, None))
         elif won is not None:
             out.append(ShowMoves(moves, None))
@@ -510,7 +522,7 @@ class Referee:
             return self._apply_roll(self._unsure)
         if self.phase == "await_decision":
             if self._choice_index is None:
-                return self._speak(["Press choose to hear each name, then confirm to pick one."])
+                return self._speak(["Press choose to hear each name, then confirm to pick one."], prompt=True)
             return self._pick(self._candidates()[self._choice_index])
         if self.phase == "game_over":
             self._series_for_next_game()
@@ -558,7 +570,7 @@ class Referee:
         self._cycled = True
         return [ShowTurn(seat)] + self._speak(
             [f"{self.config.players[seat]}, with {chips(left)}{again}? Press confirm to take from "
-             f"{self.config.players[seat]}."])
+             f"{self.config.players[seat]}."], prompt=True)
 
     def _candidates(self) -> list[int]:
         state = self.game.state
@@ -621,7 +633,7 @@ class Referee:
 
     def _help(self) -> list:
         if self.phase == "await_decision":
-            return self._speak([self._decision_reminder()], keep=False)
+            return self._speak([self._decision_reminder()], keep=False, prompt=True)
         if self.phase == "confirm_read":
             return self._speak(["Roll again, or press confirm if the dice show what I said."], keep=False)
         now = {"roll_off": f"{self.roll_off.next_player if self.roll_off else 'The next player'} rolls three dice "
@@ -630,7 +642,7 @@ class Referee:
         return self._speak([now, BUTTON_GUIDE], keep=False)
 
     def _repeat(self) -> list:
-        return [Say(line) for line in self._last_words] or self._speak(self._status_words())
+        return list(self._last_words) or self._speak(self._status_words())
 
     def _status(self) -> list:
         return self._speak(self._status_words(), keep=False)
@@ -702,7 +714,7 @@ class Referee:
         words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players), keep=True, extend=True)
+            out += self._speak(announce([self._decision_event()], self.config.players), extend=True, prompt=True)
         return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -743,11 +755,11 @@ class Referee:
         self._cycled = False
         self._picked = []
 
-    def _speak(self, lines, *, keep: bool = True, extend: bool = False) -> list:
-        lines = [line for line in lines if line]
+    def _speak(self, lines, *, keep: bool = True, extend: bool = False, prompt: bool = False) -> list:
+        said = [(Prompt if prompt else Say)(line) for line in lines if line]
         if keep:
-            self._last_words = (self._last_words + lines) if extend else list(lines)
-        return [Say(line) for line in lines]
+            self._last_words = (self._last_words + said) if extend else said
+        return list(said)
 
     def _checkpoint(self, what: str, **details) -> Checkpoint:
         state = self.game.state

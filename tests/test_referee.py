@@ -8,6 +8,7 @@ from lcr_pi.referee import (
     Celebrate,
     Checkpoint,
     KeepEvidence,
+    Prompt,
     Referee,
     RollObservation,
     ShowMoves,
@@ -199,6 +200,30 @@ def test_wild_decision_by_buttons_names_each_choice():
     out = ref.on_action("confirm")
     assert "Ann takes one chip from Bob and one chip from Cy." in said(out)
     assert ref.game.state.chips == (5, 2, 2, 3) and ref.phase == "await_roll"
+
+
+def test_wild_words_that_ask_for_a_choice_are_prompts_and_the_roll_and_the_picks_are_not():
+    # The next press of choose drops the prompts still waiting to be said (lcr_pi.table), so a player
+    # choosing by ear hears last the name confirm takes; the roll's moves and a pick are always said.
+    def kinds(outputs):
+        return [(type(o).__name__, o.text) for o in outputs if hasattr(o, "text")]
+
+    ref = table("wild")
+    assert kinds(ref.on_roll(clear("L", "W", "W"))) == [
+        ("Say", "Ann rolled L, W, W."),
+        ("Say", "Pass one chip to Bob on your left."),
+        ("Say", "Ann has two chips."),
+        ("Prompt", "Two wilds! Ann, take two chips: both from one player, or one each from two. "
+                   "Choose from Bob or Cy."),
+        ("Prompt", "Press choose to hear each name, and confirm to pick."),
+    ]
+    assert all(isinstance(o, Prompt) for o in ref.on_action("repeat")[-2:])
+    assert kinds(ref.on_action("choose")) == [("Prompt", "Bob, with four chips? Press confirm to take from Bob.")]
+    assert kinds(ref.on_action("repeat")) == [("Prompt", "Bob, with four chips? Press confirm to take from Bob.")]
+    assert kinds(ref.on_roll(clear(".", ".", ".")))[0][0] == "Prompt"  # the reminder
+    assert kinds(ref.on_action("confirm")) == [("Say", "One chip from Bob. Choose the second.")]
+    ref.on_action("choose")
+    assert all(type(o).__name__ == "Say" for o in ref.on_action("confirm") if hasattr(o, "text"))
 
 
 def test_wild_decision_typed_by_name_refuses_impossible_choices():
