@@ -24,6 +24,7 @@ from lcr_pi.referee import (
     Checkpoint,
     Cue,
     KeepEvidence,
+    Prompt,
     Referee,
     RollObservation,
     Say,
@@ -119,6 +120,8 @@ class Table:
             say = self.speaker.say
             if isinstance(out, Announcement):
                 say = getattr(self.speaker, "say_kept", say)
+            elif isinstance(out, Prompt):
+                say = getattr(self.speaker, "say_prompt", say)
             say(out.text)
             if self.on_words:
                 self.on_words(out.text)
@@ -189,6 +192,15 @@ class Table:
                 stop = getattr(self.speaker, "stop_talking", None)
                 if stop is not None:
                     stop()
+            elif name == "choose" and argument is None:
+                # The choose button offers the next name: the names offered before it, and the Wild
+                # choice's explanation, are stale (confirm no longer takes them). Those still waiting are
+                # dropped and one being said is cut; the roll's words before them are all said. A pick
+                # typed or sent from the page ("choose Bob") offers no name, and the words after it
+                # say whom it robbed: nothing is dropped for it.
+                drop = getattr(self.speaker, "drop_prompts", None)
+                if drop is not None:
+                    drop()
             counted = self.referee.turn_label
             outputs = self.referee.on_action(name, argument)
             self._skip_stale_words(counted)
@@ -197,6 +209,8 @@ class Table:
 
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
+#: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves
+#: queued before them, which the table must hear (a Wild roll's words say what moved, then ask).
 CUTS_SPEECH = frozenset({"repeat", "undo", "status", "new_game"})
 
 

@@ -233,6 +233,35 @@ def test_drop_prompts_cuts_the_prompt_being_spoken_but_no_other_sentence(tmp_pat
     assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0003.wav"]  # the cut prompt left no file
 
 
+def test_a_wild_choice_by_ear_hears_last_the_name_confirm_takes_and_every_move(tmp_path):
+    # The table's side of drop_prompts, on espeak-ng: two presses of choose while the Wild roll's words
+    # still wait (held at the night's first sentence) leave one name to be said, the one confirm takes,
+    # after all the roll's words.
+    from lcr_pi.referee import Referee
+    from lcr_pi.rules import GameConfig
+    from lcr_pi.table import Table
+
+    program, gate, started = gated_espeak(tmp_path)
+    with EspeakSpeaker(output_dir=tmp_path / "wav", program=program) as speaker:
+        table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker)
+        table.start()
+        wait_for_file(started)
+        table.action("roll", "L W .")
+        table.action("choose")
+        table.action("choose")
+        gate.touch()
+        assert speaker.wait_until_idle(60)
+        assert speaker.spoken[-4:] == ["Ann rolled L, W, dot.", "Pass one chip to Bob on your left.",
+                                       "Ann has two chips.", "Cy, with three chips? Press confirm to take from Cy."]
+        assert not any(line.startswith(("Bob, with", "Wild!")) for line in speaker.spoken)
+        table.action("confirm")
+        assert speaker.wait_until_idle(60)
+        assert speaker.spoken[-3:] == ["Ann takes one chip from Cy.", "Ann has three chips.",
+                                       "Bob, your turn: roll three dice."]
+        assert table.referee.game.state.chips == (3, 4, 2)
+        assert speaker.failure is None
+
+
 def test_a_failing_espeak_falls_back_to_printing_and_says_so_once(tmp_path):
     program, gate, _ = gated_espeak(tmp_path, fail=True)
     gate.touch()

@@ -289,6 +289,53 @@ def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
     assert speaker.cuts == 4
 
 
+def test_choose_drops_the_names_offered_before_but_not_the_rolls_moves_so_the_name_heard_is_the_one_confirm_takes():
+    # Found by an audit (2026-12-03): a Wild roll's words take about 8 s to say; two presses of choose
+    # meanwhile queued "Bob, ...?" and "Cy, ...?" behind them, and a player who pressed confirm on
+    # hearing Bob's name robbed Cy. Cutting all the words at a press of choose (eb627c1, reverted) fixed
+    # that but dropped the roll's moves too, which a table playing by ear must hear.
+    class SlowSpeaker(RecordingSpeaker):
+        """Still saying the night's first sentence: all that follows waits, until dropped."""
+
+        def __init__(self):
+            super().__init__()
+            self.waiting = []
+
+        def say(self, text, prompt=False):
+            super().say(text)
+            self.waiting.append((text, prompt))
+
+        def say_prompt(self, text):
+            self.say(text, prompt=True)
+
+        def drop_prompts(self):
+            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
+
+        def stop_talking(self):
+            self.waiting = []
+
+    speaker = SlowSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker)
+    table.start()
+    table.action("roll", "L W .")
+    table.action("choose")
+    table.action("choose")
+    waiting = [text for text, _ in speaker.waiting]
+    assert waiting[-4:] == ["Ann rolled L, W, dot.", "Pass one chip to Bob on your left.", "Ann has two chips.",
+                            "Cy, with three chips? Press confirm to take from Cy."]
+    assert not any(text.startswith(("Bob, with", "Wild!", "Press choose")) for text in waiting)
+    table.action("confirm")
+    assert table.referee.game.state.chips == (3, 4, 2)  # Cy, the name said last
+    # A pick typed, or sent from the scoreboard page, offers no name: nothing is dropped before it.
+    table.action("roll", "W . .")  # Bob's roll
+    table.action("choose", "Ann")
+    assert [text for text, _ in speaker.waiting][-7:] == [
+        "Bob rolled W, dot, dot.", "Bob has four chips.",
+        "Wild! Bob, choose one player to take a chip from: Ann or Cy.",
+        "Press choose to hear each name, and confirm to pick.",
+        "Bob takes one chip from Ann.", "Bob has five chips.", "Cy, your turn: roll two dice."]
+
+
 def test_a_roll_drops_the_stale_words_of_earlier_turns_but_not_a_warning_said_once(tmp_path, monkeypatch):
     # Found by an audit (2026-12-03): with the words of earlier turns dropped at each roll (lcr-pi run),
     # the warning that the card is full, said once, was dropped with them when the next roll came before
