@@ -19,7 +19,6 @@ import numpy as np
 from lcr_pi.camera_dice import observe
 from lcr_pi.referee import RollObservation
 from lcr_pi.rules.config import MAX_DICE
-from lcr_pi.rules.faces import parse_face
 from lcr_pi.stats.policy import choose_victims
 from lcr_pi.vision.render import roll_sequence
 from lcr_pi.vision.settle import SettleDetector
@@ -177,13 +176,9 @@ class RenderedRolls(SimulatedPlayers):
         if self.on_throw:
             self.on_throw(self.thrown)
 
-    def _moves(self, faces) -> list:
-        """The faces as the rules count them, sorted: in a game by the chips they move (a 2 and a 3 of
-        ordinary dice alike); in a roll-off by its score (a pip one and a dot alike)."""
-        if self.referee.phase == "roll_off":
-            return sorted("dot" if f in ("1", "dot") else f for f in faces)
-        wild_pip = self.referee.config.effective_wild_pip
-        return sorted(parse_face(f, wild_pip=wild_pip).value for f in faces)
+    def _counted(self, faces) -> list:
+        """The faces as the rules count them now, sorted (:meth:`~lcr_pi.referee.Referee.counted_as`)."""
+        return sorted(self.referee.counted_as(f) for f in faces)
 
     def _type_it(self) -> RollObservation:
         self._unsure_in_a_row = 0
@@ -200,7 +195,7 @@ class RenderedRolls(SimulatedPlayers):
                 # Such a roll is played without a press: counted apart, or the demo's summary (agreed,
                 # confirmed, typed) does not add up to the rolls played.
                 self._unsure_in_a_row = 0
-                if self._moves(taken.faces) == self._moves(self.thrown):
+                if self._counted(taken.faces) == self._counted(self.thrown):
                     self.score.settled += 1
                 else:
                     self.score.wrong.append((self.thrown, tuple(taken.faces)))

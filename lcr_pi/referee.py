@@ -26,7 +26,7 @@ from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_fa
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
-from lcr_pi.rules.faces import ONE_PIP, parse_face, parse_faces
+from lcr_pi.rules.faces import ONE_PIP, Face, parse_face, parse_faces
 from lcr_pi.rules.rolloff import ROLL_OFF_DICE
 
 TABLE_FORMAT = "lcr-pi-table"
@@ -263,8 +263,7 @@ class Referee:
             obs = self._without_doubtful_surplus(obs, player, expected)
         if len(obs.faces) != expected:
             return [Attention()] + self._speak([self._wrong_count(player, expected, len(obs.faces))])
-        if obs.verdict == "unsure":
-            obs = self._settled_by_moves(obs)
+        obs = self.taken_as(obs)
         try:
             parse_faces(obs.faces, wild_pip=self.config.effective_wild_pip)
         except UserError as exc:
@@ -397,64 +396,63 @@ class Referee:
         return replace(obs, faces=faces, message=message, could_be=(),
                        doubtful=tuple(kept.index(i) for i in obs.doubtful if i in kept))
 
+    def counted_as(self, face: str) -> str:
+        """A read face as the rules count it now: faces counted alike need nobody to tell them apart.
+        In a game a face counts by the chips it moves (with ordinary dice 1, 2 and 3 all keep the chip);
+        in a roll-off by its score, where the pips are added up, so a 2 is not a 3, but a pip one and a
+        dot are the same single pip and both score one (:data:`~lcr_pi.rules.faces.ONE_PIP`; see
+        :class:`lcr_pi.camera_dice.WildGameDice`). A face the game's rules do not know raises
+        :class:`~lcr_pi.errors.UserError`.
+
+        >>> from lcr_pi.rules.config import GameConfig
+        >>> players = GameConfig.create(["Ann", "Bob", "Cy"])
+        >>> in_a_game, in_a_roll_off = Referee(players), Referee(players, first_player="roll-off")
+        >>> _, _ = in_a_game.start(), in_a_roll_off.start()
+        >>> [in_a_game.counted_as(f) for f in ("2", "3", "dot", "4")]
+        ['dot', 'dot', 'dot', 'L']
+        >>> [in_a_roll_off.counted_as(f) for f in ("2", "3", "1", "dot")]
+        ['2', '3', 'dot', 'dot']
+        """
+        if self.phase == "roll_off":
+            return Face.DOT.value if face in ONE_PIP else face
+        return parse_face(face, wild_pip=self.config.effective_wild_pip).value
+
     def taken_as(self, obs: RollObservation) -> RollObservation:
-        """The reading as the referee would take it now: an unsure one as clear when its doubts cannot
-        change the game (faces that move chips alike; in a roll-off, a pip one or a dot), else as it is.
-        For a pretend player (the demo) who must know whether a press of confirm is wanted.
+        """The reading as the referee takes it now: an unsure one as clear when every die it doubts is
+        doubted only between faces counted alike (:meth:`counted_as`), else as it is. In a game such a
+        die is named by its move (a 2 or a 3 of ordinary dice as a dot); in a roll-off it keeps the
+        reader's face, whose kind (a pip one among pips, a dot among letters) the score is counted by.
+        Also for a pretend player (the demo) who must know whether a press of confirm is wanted.
 
         >>> from lcr_pi.rules.config import GameConfig
-        >>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"])); _ = ref.start()
-        >>> ref.taken_as(RollObservation(("2", "5", "L"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",), ("L",)))).faces
-        ('dot', '5', 'L')
-        """
-        if obs.verdict != "unsure":
-            return obs
-        return self._settled_for_roll_off(obs) if self.phase == "roll_off" else self._settled_by_moves(obs)
-
-    def _settled_by_moves(self, obs: RollObservation) -> RollObservation:
-        """An unsure reading as a clear one when every die it doubts is doubted only between faces
-        that move chips alike (with ordinary dice, 1, 2 and 3 all keep the chip), those dice named by
-        their move; else the reading as it is. Not for a roll-off, where a 2 is not a 3.
-
-        >>> from lcr_pi.rules.config import GameConfig
-        >>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
-        >>> seen = RollObservation(("2", "5", "4"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",), ("4",)))
-        >>> ref._settled_by_moves(seen).faces, ref._settled_by_moves(seen).verdict
-        (('dot', '5', '4'), 'clear')
-        >>> ref._settled_by_moves(RollObservation(("3", "5"), "unsure", doubtful=(0,), could_be=(("3", "4"), ()))).verdict
+        >>> players = GameConfig.create(["Ann", "Bob", "Cy"])
+        >>> in_a_game, in_a_roll_off = Referee(players), Referee(players, first_player="roll-off")
+        >>> _, _ = in_a_game.start(), in_a_roll_off.start()
+        >>> seen = RollObservation(("2", "5", "L"), "unsure", doubtful=(0,), could_be=(("2", "3"), ("5",), ("L",)))
+        >>> in_a_game.taken_as(seen).faces, in_a_game.taken_as(seen).verdict
+        (('dot', '5', 'L'), 'clear')
+        >>> in_a_game.taken_as(RollObservation(("3", "5"), "unsure", doubtful=(0,), could_be=(("3", "4"), ()))).verdict
         'unsure'
+        >>> in_a_roll_off.taken_as(seen).verdict
+        'unsure'
+        >>> ones = RollObservation(("1", "1", "5"), "unsure", doubtful=(0, 1), could_be=(("1", "dot"),) * 2 + (("5",),))
+        >>> in_a_roll_off.taken_as(ones).faces, in_a_roll_off.taken_as(ones).verdict
+        (('1', '1', '5'), 'clear')
         """
-        doubts = _face_doubts(obs)
+        doubts = _face_doubts(obs) if obs.verdict == "unsure" else None
         if doubts is None:
             return obs
         faces = list(obs.faces)
         for i, could_be in doubts:
             try:
-                moves = {parse_face(f, wild_pip=self.config.effective_wild_pip) for f in could_be}
+                counted = {self.counted_as(f) for f in could_be}
             except UserError:
                 return obs
-            if len(moves) != 1:
+            if len(counted) != 1:
                 return obs
-            faces[i] = moves.pop().value
+            if self.phase != "roll_off":
+                faces[i] = counted.pop()
         return replace(obs, faces=tuple(faces), verdict="clear", message="", doubtful=())
-
-    @staticmethod
-    def _settled_for_roll_off(obs: RollObservation) -> RollObservation:
-        """An unsure roll-off roll as a clear one when every die it doubts is doubted only between a
-        one and a dot (the same single pip, on ordinary or on Wild dice, which both score one: see
-        :class:`lcr_pi.camera_dice.WildGameDice`); else the reading as it is. Any other doubt is asked:
-        in a roll-off the pips are added up, and the faces are said aloud.
-
-        >>> seen = RollObservation(("1", "1", "5"), "unsure", doubtful=(0, 1), could_be=(("1", "dot"),) * 2 + (("5",),))
-        >>> Referee._settled_for_roll_off(seen).verdict
-        'clear'
-        >>> Referee._settled_for_roll_off(replace(seen, could_be=(("1", "dot"), ("L", "C"), ("5",)))).verdict
-        'unsure'
-        """
-        doubts = _face_doubts(obs)
-        if doubts is None or any(set(could_be) != set(ONE_PIP) for _, could_be in doubts):
-            return obs
-        return replace(obs, verdict="clear", message="", doubtful=())
 
     def _wrong_count(self, player: str, expected: int, seen: int) -> str:
         if seen > expected:
@@ -481,8 +479,7 @@ class Referee:
             obs = self._without_doubtful_surplus(obs, player, ROLL_OFF_DICE)
         if len(obs.faces) != ROLL_OFF_DICE:
             return [Attention()] + self._speak([self._wrong_count(player, ROLL_OFF_DICE, len(obs.faces))])
-        if obs.verdict == "unsure":
-            obs = self._settled_for_roll_off(obs)
+        obs = self.taken_as(obs)
         if obs.verdict != "clear":
             # Only the reader's other doubt is said: the question of ones and dots asks for a press of
             # confirm that a roll-off does not take ("Nothing to confirm"; found by an audit).
