@@ -161,8 +161,8 @@ def test_a_calibration_made_for_the_size_the_camera_gives_is_used_whatever_size_
     settings = parse_settings(f'[reader]\ncalibration = "{cal}"\n[camera]\nsource = "{frames}"\n'
                               "width = 1280\nheight = 960\n")
     said = []
-    night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=said.append))
-    camera = run_command._camera_dice(settings, night)
+    night = SimpleNamespace(problems=[])
+    camera = run_command._camera_dice(settings, night, said.append)
     assert night.problems == []
     while not camera.exhausted:
         camera.poll()

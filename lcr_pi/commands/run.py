@@ -66,18 +66,15 @@ def run(args) -> int:
     night = assemble(settings, new=args.new)
     night.problems[:0] = setup_problems
     try:
-        dice_source = None
-        camera_words = _TableWords()
-        if args.dice == "camera":
-            dice_source = _camera_dice(settings, night, camera_words.say)
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
                       sounds=settings.speech.sounds, encode_evidence=encode_evidence, skip_stale_words=True)
         scoreboard = None
         if args.web is not None or settings.web.enabled:
             from lcr_pi.web import start_web
 
-            # Started before the warnings are said, so that they are on the page too (found by an
-            # audit: a player reading the page never saw why the camera was not used).
+            # Started before the table says a word (the warnings below; the camera lost as it is first
+            # opened), so that every word is on the page too (found by an audit: a player reading the
+            # page never saw why the camera was not used).
             try:
                 scoreboard = start_web(args.web, settings.web, table, night.actions, night.speaker)
             except UserError as exc:
@@ -85,6 +82,7 @@ def run(args) -> int:
                 # played without its page rather than not at all (systemd does not restart exit 2).
                 night.problems.append(f"the scoreboard page cannot start ({exc}). The game goes on without it")
         try:
+            dice_source = _camera_dice(settings, night, table.announce) if args.dice == "camera" else None
             for problem in night.problems:
                 log.error("%s", problem)
                 table.announce(f"Warning: {problem}.")
@@ -94,7 +92,6 @@ def run(args) -> int:
                 table.announce(BUTTON_GUIDE)
             if dice_source is None:
                 table.announce("Type each roll, for example L dot C, or 4 1 6.")
-            camera_words.through(table)
             run_loop(table, actions=night.actions, dice_source=dice_source)
         finally:
             if scoreboard is not None:
@@ -115,30 +112,12 @@ def _say_settings_error(exc: UserError) -> None:
     speaker.close()
 
 
-class _TableWords:
-    """Words that are not the referee's (the camera lost and back), said through the table once there is
-    one, so that the scoreboard page shows them too (found by an audit: the page went on saying "roll
-    three dice" while the speaker said the camera had stopped); before that, kept until it is there."""
-
-    def __init__(self):
-        self.table, self.waiting = None, []
-
-    def say(self, text: str) -> None:
-        if self.table is None:
-            self.waiting.append(text)
-        else:
-            self.table.announce(text)
-
-    def through(self, table) -> None:
-        self.table = table
-        for text in self.waiting:
-            table.announce(text)
-        self.waiting = []
-
-
-def _camera_dice(settings, night, say=None):
+def _camera_dice(settings, night, say):
     """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
-    when the reader cannot start, typed rolls."""
+    when the reader cannot start, typed rolls. ``say(text)`` tells the table that the camera stopped or
+    came back, or gives frames the calibration does not fit: in a night ``Table.announce``, so that the
+    page says it too (found by an audit: the page went on saying "roll three dice" while the speaker
+    said the camera had stopped) and a roll does not drop it as stale."""
     from lcr_pi.camera import ReopeningSource, SizeWatch, open_frame_source
     from lcr_pi.camera_dice import CameraDice, WildGameDice
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
@@ -194,9 +173,6 @@ def _camera_dice(settings, night, say=None):
     # Under the service there is no keyboard (input is /dev/null): offering to type the rolls would
     # send the table looking for one.
     typing = bool(getattr(sys.stdin, "isatty", lambda: False)())
-
-    # ``say`` tells the table that the camera stopped or came back (by default the night's speaker).
-    say = say or (lambda text: night.speaker.say(text))
 
     def lost(reason):
         meanwhile = "you can type the rolls meanwhile" if typing else "the game waits for it"

@@ -693,8 +693,8 @@ def test_a_night_set_for_pip_dice_says_it_leaves_a_taught_lcr_set_out(painted, t
     for kind in ("pip", "lcr"):
         settings = parse_settings(f'[reader]\ndice = "{kind}"\nteach = "{teach_file}"\n'
                                   f'calibration = "{tmp_path / "none.json"}"\n[camera]\nsource = "{frames}"\n')
-        night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=lambda text: None))
-        camera_dice = run_command._camera_dice(settings, night)
+        night = SimpleNamespace(problems=[])
+        camera_dice = run_command._camera_dice(settings, night, say=lambda text: None)
         readings[kind] = camera_dice.read(scenes[0][0])
         told = [p for p in night.problems if "taught dice" in p]
         if kind == "pip":
@@ -717,8 +717,8 @@ def test_a_night_names_a_teach_or_calibration_file_the_settings_name_but_that_is
     cv2.imwrite(str(frames / "0001.png"), np.full((96, 128, 3), 90, np.uint8))
     settings = parse_settings(f'[reader]\nteach = "{tmp_path / "teach-gone.npz"}"\n'
                               f'calibration = "{tmp_path / "gone.json"}"\n[camera]\nsource = "{frames}"\n')
-    night = SimpleNamespace(problems=[], speaker=SimpleNamespace(say=lambda text: None))
-    assert run_command._camera_dice(settings, night) is not None  # the night goes on, reading as it can
+    night = SimpleNamespace(problems=[])
+    assert run_command._camera_dice(settings, night, say=lambda text: None) is not None  # the night goes on, reading as it can
     assert any("teach-gone.npz" in p and "does not exist" in p for p in night.problems), night.problems
     assert any("gone.json" in p and "does not exist" in p and "without calibration" in p for p in night.problems)
 
