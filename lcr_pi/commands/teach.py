@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from lcr_pi.errors import UserError
 from lcr_pi.persist import check_writable
@@ -41,29 +45,25 @@ def _corners_from_box(box):
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
 
 
-def single_die_outline(dice):
-    """The rough outline of the one die shown, from the reader's dice, or None when it sees none or
-    several dice.
+def single_die_outline(faces: Sequence[ArrayLike]) -> np.ndarray | None:
+    """The rough outline of the one die shown, from the outlines of the top faces the reader found
+    (four corner points each), or None when it finds none or several dice.
 
-    The reader may find one die more than once (its top face and a side, or a mark on it): dice
-    whose centres lie within one and a half sides of each other count as one, outlined by a square
-    around all of them (teaching finds the face inside it). Dice further apart are several dice.
+    The reader may find one die more than once (its top face and a side, or a mark on it): faces
+    whose centres lie within one and a half sides of each other count as one die, outlined by a square
+    around all of them (teaching finds the face inside it). Faces further apart are several dice.
 
-    >>> from types import SimpleNamespace as Die
-    >>> one = Die(corners=((10, 10), (30, 10), (30, 30), (10, 30)), centre=(20, 20))
-    >>> side = Die(corners=((28, 12), (40, 12), (40, 28), (28, 28)), centre=(34, 20))
+    >>> one, side = ((10, 10), (30, 10), (30, 30), (10, 30)), ((28, 12), (40, 12), (40, 28), (28, 28))
     >>> single_die_outline([one, side]).tolist()
     [[10.0, 5.0], [40.0, 5.0], [40.0, 35.0], [10.0, 35.0]]
-    >>> single_die_outline([one, Die(corners=((100, 10), (120, 10), (120, 30), (100, 30)), centre=(110, 20))]) is None
+    >>> single_die_outline([one, ((100, 10), (120, 10), (120, 30), (100, 30))]) is None
     True
     """
-    import numpy as np
+    from lcr_pi.vision.teach import mean_side
 
-    from lcr_pi.vision.teach import die_corners, mean_side
-
-    if not dice:
+    if not faces:
         return None
-    quads = [np.asarray(die_corners(d), np.float64) for d in dice]
+    quads = [np.asarray(face, np.float64).reshape(4, 2) for face in faces]
     sides = [mean_side(q) for q in quads]
     centres = np.array([q.mean(0) for q in quads])
     span = 1.5 * max(sides)
@@ -103,16 +103,15 @@ def die_shown(reader, frame, *, dice_kind: str = "auto"):
     >>> die_shown(reader(Detection(100, 100, 40, 40, 0.0, 0.2)), None)[0] is None  # nothing found surely
     True
     """
-    from types import SimpleNamespace
+    from lcr_pi.vision.teach import die_corners
 
     dice = reader.read(frame, dice_kind=dice_kind).dice
     if dice or not hasattr(reader, "find_dice"):
-        return single_die_outline(dice), dice
+        return single_die_outline([die_corners(d) for d in dice]), dice
     finds = reader.find_dice(frame) or []
     if not any(d.score >= reader.settings.sure_detection for d in finds):
         return None, dice
-    outlines = [SimpleNamespace(corners=tuple(map(tuple, d.corners())), box=d.box) for d in finds]
-    return single_die_outline(outlines), dice
+    return single_die_outline([d.corners() for d in finds]), dice
 
 
 def _checked_corners(value, where: str) -> list:
