@@ -163,6 +163,12 @@ class Game:
         return self._entries[-1].events if self._entries else self.opening
 
     def to_dict(self) -> dict:
+        """The game as JSON data: what was done (``actions``, and ``redo`` for undone turns) and the
+        state they lead to, as a check. The events are not in it: replaying the actions gives them
+        back exactly, and a list of every event made the save (written after every turn, before its
+        words are said) grow by about 230 bytes and 0.06 ms a roll (99 KB, 25 ms to make at roll 416
+        of a 12-player 10-chip game; the actions are about 21 bytes a roll). A save that has them
+        (written by an earlier lcr-pi) is still read, and checked against them."""
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
@@ -171,7 +177,6 @@ class Game:
             "actions": [a.to_dict() for a in self.actions],
             "redo": [a.to_dict() for a in self._redo],
             "state": self.state.to_dict(),
-            "events": [e.to_dict() for e in self.events],
         }
 
     def to_json(self) -> str:
