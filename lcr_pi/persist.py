@@ -3,18 +3,30 @@
 A yanked plug can interrupt any write. The state file is therefore replaced atomically (write a
 temporary file in the same folder, flush it to disk, rename it over the old one, flush the folder), so
 after a power cut the file is either the previous turn's or this turn's, never half of each. The log is
-append-only, one JSON object per line, flushed per line; a torn last line is skipped when read.
+append-only, one JSON object per line, flushed per line; a torn last line is skipped when read. It is
+rotated by renames only (see :meth:`GameStore.log`), so that a card is not filled by it over the months
+and a power cut during a rotation leaves every line that is kept in a whole file.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 
 from lcr_pi.errors import UserError
+
+logger = logging.getLogger("lcr_pi.persist")
+
+#: The game log is rotated when a line would take it past this size: about four nights (a long night
+#: of 12 players logs about 0.5 MB).
+LOG_MAX_BYTES = 2 * 1024 * 1024
+#: Rotated logs kept besides the current one (``game-log.1.jsonl`` the newest): at most 10 MB in all,
+#: about twenty nights.
+LOG_KEEP = 4
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
@@ -106,12 +118,16 @@ def _fsync_dir(folder: Path) -> None:
 class GameStore:
     """The files of one table under ``state_dir``: ``game.json``, ``game-log.jsonl``, ``evidence/``."""
 
-    def __init__(self, state_dir: str | Path, *, evidence_frames: int = 200):
+    def __init__(self, state_dir: str | Path, *, evidence_frames: int = 200, log_max_bytes: int = LOG_MAX_BYTES,
+                 log_keep: int = LOG_KEEP):
         self.dir = Path(state_dir).expanduser()
         self.state_path = self.dir / "game.json"
         self.log_path = self.dir / "game-log.jsonl"
         self.evidence_dir = self.dir / "evidence"
         self.evidence_frames = evidence_frames
+        self.log_max_bytes = log_max_bytes
+        self.log_keep = log_keep
+        self._rotation_failed = False
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -158,7 +174,26 @@ class GameStore:
     # -- the log -------------------------------------------------------------------------------
 
     def log(self, record: dict) -> None:
+        """Append ``record`` as one line, on the card before this returns.
+
+        A line that would take the log past ``log_max_bytes`` goes to a new file, the current one
+        being rotated first (:meth:`_rotate_log`)."""
         line = (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            size = self.log_path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        except OSError as exc:
+            raise UserError(f"cannot write the game log {self.log_path} ({exc.strerror})") from None
+        if size > 0 and size + len(line) > self.log_max_bytes and not self._rotation_failed:
+            try:
+                self._rotate_log()
+                size = 0
+            except OSError as exc:
+                # The line is still kept, in the current file; the next start tries again.
+                self._rotation_failed = True
+                logger.error("cannot rotate the game log %s (%s); it grows until the next start",
+                             self.log_path, exc.strerror or exc)
         try:
             with open(self.log_path, "a+b") as f:
                 # A power cut can leave a torn last line; start on a fresh line so ours stays whole.
@@ -171,19 +206,66 @@ class GameStore:
                 os.fsync(f.fileno())
         except OSError as exc:
             raise UserError(f"cannot write the game log {self.log_path} ({exc.strerror})") from None
+        if size == 0:
+            _fsync_dir(self.dir)  # a new file: its name on the card too, not only its line
+
+    def _old_log(self, n: int) -> Path:
+        return self.dir / f"game-log.{n}.jsonl"
+
+    def _rotate_log(self) -> None:
+        """``game-log.jsonl`` becomes ``game-log.1.jsonl``, each older file moves one number up, and
+        the one that would pass ``log_keep`` is dropped (replaced by the next one down).
+
+        Only renames, each atomic and made durable before the next, oldest first: a power cut at any
+        point leaves every line in a whole file, in files whose higher numbers are still the older
+        ones, with at most the oldest file gone. A rotation cut short leaves a gap in the numbers;
+        the next one moves the files only up to the first gap, so it completes the cut one without
+        dropping another file."""
+        if self.log_keep <= 0:
+            self.log_path.unlink()
+            _fsync_dir(self.dir)
+            return
+        gap = next((n for n in range(1, self.log_keep) if not self._old_log(n).exists()), self.log_keep)
+        for n in range(gap, 1, -1):
+            os.replace(self._old_log(n - 1), self._old_log(n))
+            _fsync_dir(self.dir)
+        os.replace(self.log_path, self._old_log(1))
+        _fsync_dir(self.dir)
+        for number, path in self._numbered_logs():
+            if number > self.log_keep:  # kept by a larger log_keep before
+                path.unlink(missing_ok=True)
+
+    def _numbered_logs(self) -> list[tuple[int, Path]]:
+        found = []
+        for path in self.dir.glob("game-log.*.jsonl"):
+            middle = path.name[len("game-log."):-len(".jsonl")]
+            if middle.isascii() and middle.isdigit():
+                found.append((int(middle), path))
+        return sorted(found)
+
+    def log_files(self) -> list[Path]:
+        """The files of the log that exist, oldest first: the rotated ones from the highest number
+        down, then ``game-log.jsonl``."""
+        try:
+            files = [path for _, path in reversed(self._numbered_logs())]
+        except OSError:
+            files = []
+        return files + ([self.log_path] if self.log_path.exists() else [])
 
     def read_log(self) -> list[dict]:
-        """Every complete line of the log (a line torn by a power cut is skipped)."""
-        try:
-            lines = self.log_path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return []
+        """Every complete line of the log, oldest first, across its rotated files (a line torn by a
+        power cut is skipped)."""
         out = []
-        for line in lines:
+        for path in self.log_files():
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except FileNotFoundError:
+                continue  # rotated away while we looked
+            for line in lines:
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
         return out
 
     # -- evidence --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Nothing lost: atomic saves, a log that survives a torn line, a bounded evidence ring."""
 
+import json
 import os
 
 import pytest
@@ -141,3 +142,98 @@ def test_what_a_power_cut_mid_write_leaves_is_removed_at_the_next_start(tmp_path
     GameStore(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lgd-nfy0", "evidence", "setup.json"]
     assert list((tmp_path / "evidence").iterdir()) == []
+
+
+# -- the log's rotation: a card is not filled by it over the months ------------------------------------
+
+
+def _line(n):
+    return {"pad": "x" * (31 - len(str(n))), "turn": n}  # 50 bytes a line with its newline
+
+
+def _log_names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_the_log_is_rotated_at_its_bound_and_the_oldest_file_dropped(tmp_path):
+    store = GameStore(tmp_path, log_max_bytes=200, log_keep=2)
+    assert (GameStore(tmp_path).log_max_bytes, GameStore(tmp_path).log_keep) == (2 * 1024 * 1024, 4)  # ~20 nights
+    for n in range(4):
+        store.log(_line(n))
+    assert store.log_path.stat().st_size == 200 and _log_names(tmp_path) == ["game-log.jsonl"]
+    store.log(_line(4))  # it would pass 200 bytes: a new file
+    assert _log_names(tmp_path) == ["game-log.1.jsonl", "game-log.jsonl"]
+    rotated = (tmp_path / "game-log.1.jsonl").read_text().splitlines()
+    assert [json.loads(line)["turn"] for line in rotated] == [0, 1, 2, 3]
+    assert [r["turn"] for r in store.read_log()] == [0, 1, 2, 3, 4]
+    for n in range(5, 12):
+        store.log(_line(n))
+    assert _log_names(tmp_path) == ["game-log.1.jsonl", "game-log.2.jsonl", "game-log.jsonl"]
+    assert [r["turn"] for r in store.read_log()] == list(range(12))
+    for n in range(12, 14):
+        store.log(_line(n))  # the third rotation drops the oldest four lines
+    assert _log_names(tmp_path) == ["game-log.1.jsonl", "game-log.2.jsonl", "game-log.jsonl"]
+    assert [r["turn"] for r in store.read_log()] == list(range(4, 14))
+    assert all(p.stat().st_size <= 200 for p in tmp_path.iterdir())
+
+
+def test_rotated_logs_are_read_oldest_first_with_torn_lines_skipped(tmp_path):
+    store = GameStore(tmp_path, log_max_bytes=200, log_keep=3)
+    store.log(_line(0))
+    with open(store.log_path, "a") as f:
+        f.write('{"turn": 1, "ro')  # a power cut mid-line
+    for n in range(2, 9):
+        store.log(_line(n))
+    assert len(store.log_files()) == 3 and store.log_files()[-1] == store.log_path
+    assert [r["turn"] for r in store.read_log()] == [0, 2, 3, 4, 5, 6, 7, 8]
+    assert [r["turn"] for r in GameStore(tmp_path).read_log()] == [0, 2, 3, 4, 5, 6, 7, 8]  # after a restart
+
+
+class PowerCut(BaseException):
+    """The plug pulled: nothing after it runs (not an error the program could catch)."""
+
+
+@pytest.mark.parametrize("renames_done", [0, 1, 2])  # of the three the rotation makes
+def test_a_power_cut_mid_rotation_loses_only_the_file_being_dropped(tmp_path, monkeypatch, renames_done):
+    store = GameStore(tmp_path, log_max_bytes=200, log_keep=3)
+    for n in range(16):  # four full files: game-log.3 (turns 0-3) ... game-log.jsonl (12-15)
+        store.log(_line(n))
+    assert [p.name for p in store.log_files()] == ["game-log.3.jsonl", "game-log.2.jsonl", "game-log.1.jsonl",
+                                                   "game-log.jsonl"]
+    real_replace, done = os.replace, []
+
+    def replace(src, dst):
+        if len(done) == renames_done:
+            raise PowerCut
+        done.append(dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(PowerCut):
+        store.log(_line(16))  # this line was never written: the cut came first
+    monkeypatch.setattr(os, "replace", real_replace)
+    # Whatever the cut left: whole files, no other files, the lines in order, at most the oldest gone.
+    kept = [r["turn"] for r in GameStore(tmp_path).read_log()]
+    assert kept == list(range(4 if renames_done else 0, 16)), kept
+    assert all(p.name.startswith("game-log.") and p.name.endswith(".jsonl") for p in tmp_path.iterdir())
+    # After the restart the next line finishes the rotation, and drops nothing more.
+    again = GameStore(tmp_path, log_max_bytes=200, log_keep=3)
+    again.log(_line(16))
+    assert [p.name for p in again.log_files()] == ["game-log.3.jsonl", "game-log.2.jsonl", "game-log.1.jsonl",
+                                                   "game-log.jsonl"]
+    assert [r["turn"] for r in again.read_log()] == list(range(4, 17))
+
+
+def test_a_log_that_cannot_be_rotated_still_keeps_every_line(tmp_path, monkeypatch, caplog):
+    store = GameStore(tmp_path, log_max_bytes=100, log_keep=2)
+    store.log(_line(0))
+    store.log(_line(1))
+
+    def refused(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refused)
+    store.log(_line(2))
+    store.log(_line(3))
+    assert [r["turn"] for r in store.read_log()] == [0, 1, 2, 3]
+    assert "cannot rotate the game log" in caplog.text
