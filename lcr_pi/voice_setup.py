@@ -2,7 +2,8 @@
 
 Five questions, each answered with two buttons: **choose** speaks the next option, **confirm** accepts the
 one just heard. The number of players (3 to 12), the starting chips (3, 4, 5), the variant, the speech
-rate and the volume. Names are "Player 1", "Player 2"... unless the settings file names the players.
+rate and the volume. Names are "Player 1", "Player 2"... unless the settings file names the players; the
+end of the setup says who is who.
 The answers are saved in the state folder (``setup.json``) and used at every power-on until changed.
 
 The questions are a pure state machine (:class:`VoiceSetup`): actions in, outputs out (:class:`Say`
@@ -14,7 +15,7 @@ keeps the rest as they are and finishes.
 
 >>> setup = VoiceSetup(SetupChoices(players=4))
 >>> said(setup.start())[-1]
-'How many players? Now: 4 players. Press choose for the next option, confirm to accept.'
+'How many players? Now: 4 players. Press choose for the next option, confirm to accept. Undo goes back one question; hold confirm to keep the rest as it is.'
 >>> said(setup.on_action("choose"))
 ['5 players.']
 >>> said(setup.on_action("confirm"))
@@ -143,9 +144,12 @@ class VoiceSetup:
     "quit"); each call returns the outputs to carry out. ``done`` when finished, ``cancelled`` on quit."""
 
     INSTRUCTIONS = "Press choose for the next option, confirm to accept."
+    #: Said with the instructions (found by an audit: by ear alone, only choose and confirm were said).
+    MORE = "Undo goes back one question; hold confirm to keep the rest as it is."
 
-    def __init__(self, initial: SetupChoices | None = None):
+    def __init__(self, initial: SetupChoices | None = None, names: tuple[str, ...] = ()):
         self.initial = initial or SetupChoices()
+        self.names = tuple(names)  # the settings file's names, in seat order (said at the end)
         self.questions = questions_for(self.initial)
         self.answers = asdict(self.initial)
         self.step = 0
@@ -184,7 +188,7 @@ class VoiceSetup:
         q = self.question
         text = f"{q.prompt} Now: {q.words(self._current_value())}."
         if instructions:
-            text += f" {self.INSTRUCTIONS}"
+            text += f" {self.INSTRUCTIONS} {self.MORE}"
         return [*self._preview(), Say(text)]
 
     def start(self) -> list:
@@ -198,11 +202,8 @@ class VoiceSetup:
         if name == "confirm":
             self.answers[self.question.key] = self._current_value()
             return self._next()
-        if name in ("repeat", "status"):
+        if name in ("repeat", "status", "help"):
             return self._ask(instructions=True)  # what the buttons do here, too: heard once is easily missed
-        if name == "help":
-            return self._ask(instructions=True) + [Say("Repeat says the question again, undo goes back one "
-                                                      "question, holding confirm keeps the rest as it is.")]
         if name == "undo":
             if self.step == 0:
                 return [Say("This is the first question."), *self._ask()]
@@ -246,9 +247,12 @@ class VoiceSetup:
     def _finish(self) -> list:
         self.done = True
         choices = self.choices
-        return [SpeechPreview(choices.rate, choices.volume),
-                Say(f"Done: {choices.summary()}. Players are called Player 1 to Player {choices.players}, "
-                    "unless the settings file names them.")]
+        names = seat_names(self.names, choices.players)
+        if names == tuple(f"Player {n}" for n in range(1, choices.players + 1)):
+            who = f"The players are called Player 1 to Player {choices.players}."
+        else:
+            who = f"The players are {', '.join(names[:-1])} and {names[-1]}."
+        return [SpeechPreview(choices.rate, choices.volume), Say(f"Done: {choices.summary()}. {who}")]
 
 
 # -- remembered between power-ons ----------------------------------------------------------------------------
@@ -338,13 +342,7 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     >>> s.game.players, s.game.variant, s.speech.rate, s.gpio.seat_leds
     (('Ann', 'Bob', 'Cy', 'Player 4'), 'wild', 350, (17, 27, 22, 23))
     """
-    names = list(settings.game.players)[: choices.players]
-    number = len(names)
-    while len(names) < choices.players:  # "Player N" for the seats the file does not name, never a name twice
-        number += 1
-        if all(n.casefold() != f"player {number}" for n in names):
-            names.append(f"Player {number}")
-    names = tuple(names)
+    names = seat_names(settings.game.players, choices.players)
     first = settings.game.first_player
     if first and first != "roll-off" and first not in names:
         first = ""
@@ -354,6 +352,22 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     updated = fit_leds_to_players(replace(settings, game=game, speech=speech))
     updated.game_config()  # names and variant checked now, with the file named
     return updated
+
+
+def seat_names(named: tuple[str, ...], players: int) -> tuple[str, ...]:
+    """The first ``players`` of the settings file's names, and "Player N" for the seats it does not name
+    (N the seat, or the next number no name already has).
+
+    >>> seat_names(("Ann", "Player 3"), 4)
+    ('Ann', 'Player 3', 'Player 4', 'Player 5')
+    """
+    names = list(named)[:players]
+    number = len(names)
+    while len(names) < players:  # never a name twice
+        number += 1
+        if all(n.casefold() != f"player {number}" for n in names):
+            names.append(f"Player {number}")
+    return tuple(names)
 
 
 def fit_leds_to_players(settings: Settings) -> Settings:
@@ -518,7 +532,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                     pass
             if not wanted:
                 return remembered_played(settings)
-        setup = VoiceSetup(SetupChoices.from_settings(settings))
+        setup = VoiceSetup(SetupChoices.from_settings(settings), names=settings.game.players)
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:
             try:

@@ -31,6 +31,8 @@ from lcr_pi.voice_setup import (
     setup_path,
 )
 
+MORE = VoiceSetup.MORE
+
 BUTTONS_TOML = """
 [gpio]
 confirm_button = 5
@@ -93,7 +95,7 @@ def test_walk_the_whole_setup_hearing_every_prompt():
     speaker = run_setup(setup, actions, make, idle_s=5)
     assert [text for _, _, text in log] == [
         "Game setup.",
-        "How many players? Now: 3 players. Press choose for the next option, confirm to accept.",
+        "How many players? Now: 3 players. Press choose for the next option, confirm to accept. " + MORE,
         "4 players.",
         "How many chips does each player start with? Now: 3 chips each.",
         "4 chips each.",
@@ -107,7 +109,7 @@ def test_walk_the_whole_setup_hearing_every_prompt():
         "How loud? Now: volume 100 percent.",
         "volume 25 percent.",
         "Done: 4 players with 5 chips each, wild win rules, very fast speech, volume 25 percent. "
-        "Players are called Player 1 to Player 4, unless the settings file names them.",
+        "The players are called Player 1 to Player 4.",
     ]
     assert setup.done and setup.choices == SetupChoices(4, 5, "wild-win", 350, 25)
     # Each rate was spoken at that rate, each volume at that volume; the end is in the chosen voice.
@@ -127,7 +129,7 @@ def test_undo_repeat_and_a_long_press_that_keeps_the_rest():
     setup.on_action("choose")
     assert said(setup.on_action("confirm")) == ["How many chips does each player start with? Now: 4 chips each."]
     assert said(setup.on_action("repeat")) == ["How many chips does each player start with? Now: 4 chips each. "
-                                               "Press choose for the next option, confirm to accept."]
+                                               "Press choose for the next option, confirm to accept. " + MORE]
     assert said(setup.on_action("undo")) == ["How many players? Now: 6 players."]
     outputs = setup.on_action("new_game")
     assert said(outputs)[0] == "Keeping the rest as it is." and setup.done
@@ -156,10 +158,10 @@ def test_a_value_from_the_settings_outside_the_options_is_kept_as_an_option():
     setup.on_action("confirm")
     setup.on_action("confirm")
     assert said(setup.on_action("repeat")) == ["Which rules? Now: wild plus last chip. "
-                                               "Press choose for the next option, confirm to accept."]
+                                               "Press choose for the next option, confirm to accept. " + MORE]
     setup.on_action("confirm")
     assert said(setup.on_action("repeat")) == ["How fast should I speak? Now: 200 words a minute. "
-                                               "Press choose for the next option, confirm to accept."]
+                                               "Press choose for the next option, confirm to accept. " + MORE]
     assert said(setup.on_action("choose")) == ["fast."]  # 200 sits between normal (175) and fast (250)
 
 
@@ -424,3 +426,26 @@ def test_undo_from_the_speech_rate_question_brings_the_chosen_voice_back():
     previews = [o for o in back if isinstance(o, SpeechPreview)]
     assert previews and (previews[-1].rate, previews[-1].volume) == (SetupChoices().rate, SetupChoices().volume)
     assert not [o for o in setup.on_action("repeat") if isinstance(o, SpeechPreview)]  # the voice is already so
+
+
+def test_by_ear_alone_the_setup_says_how_to_take_an_answer_back_and_how_to_finish():
+    # Found by an audit (2026-12-03): with buttons alone, only choose and confirm were ever said; that
+    # undo goes back a question and holding confirm finishes was only in the typed "help".
+    setup = VoiceSetup(SetupChoices())
+    start = " ".join(said(setup.start()))
+    assert "undo" in start.lower() and "hold confirm" in start.lower()
+    setup.on_action("confirm")
+    again = " ".join(said(setup.on_action("repeat")))  # the repeat button, pressed by a person who missed it
+    assert "undo" in again.lower() and "hold confirm" in again.lower()
+
+
+def test_the_end_of_the_setup_names_the_players_the_night_will_call():
+    # Found by an audit (2026-12-03): "Players are called Player 1 to Player 4, unless the settings file
+    # names them" was said even when the file named them, so the table did not hear who is who.
+    setup = VoiceSetup(SetupChoices(players=3), names=("Ann", "Bob", "Cy"))
+    setup.start()
+    setup.on_action("choose")  # 4 players
+    done = said(setup.on_action("new_game"))[-1]
+    assert done.endswith("The players are Ann, Bob, Cy and Player 4.")
+    nameless = said(VoiceSetup(SetupChoices(players=4)).on_action("new_game"))[-1]
+    assert nameless.endswith("The players are called Player 1 to Player 4.")

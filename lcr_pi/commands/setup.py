@@ -59,7 +59,7 @@ def run(args, *, stdin=None, pin_factory=None, make_speaker=None) -> int:
     typed = KeyboardInput(stdin, on_action=actions.put_action,
                           eof_action="tty" if buttons is not None else "quit")
     closers.append(typed.close)
-    setup = VoiceSetup(SetupChoices.from_settings(settings))
+    setup = VoiceSetup(SetupChoices.from_settings(settings), names=settings.game.players)
     speaker = None
     try:
         speaker = run_setup(setup, actions, make_speaker or default_speaker_factory(settings), idle_s=args.idle)
