@@ -523,6 +523,9 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             return remembered_played(settings)
         if mode == "auto":
             speaker.say("To change the game, press choose now.")
+            # The seconds to answer count from the end of the sentence (found by an audit: counted from
+            # its start, a slow voice left half of them); a press while it is said is queued and counts.
+            speaker.wait_until_idle(30)
             deadline = time.monotonic() + offer_s
             wanted = False
             while not wanted and time.monotonic() < deadline:
@@ -532,6 +535,11 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                     pass
             if not wanted:
                 return remembered_played(settings)
+            # A second press made to be sure (or a bouncing button) must not move the first answer on
+            # before its question is heard (found by the same audit).
+            time.sleep(0.3)
+            while not actions.empty():
+                actions.get_nowait()
         setup = VoiceSetup(SetupChoices.from_settings(settings), names=settings.game.players)
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:

@@ -449,3 +449,42 @@ def test_the_end_of_the_setup_names_the_players_the_night_will_call():
     assert done.endswith("The players are Ann, Bob, Cy and Player 4.")
     nameless = said(VoiceSetup(SetupChoices(players=4)).on_action("new_game"))[-1]
     assert nameless.endswith("The players are called Player 1 to Player 4.")
+
+
+def test_the_power_on_offer_waits_from_the_end_of_its_sentence_and_a_double_press_skips_nothing(tmp_path, factory):
+    # Found by an audit (2026-12-03): the seconds to press choose were counted from the start of "To
+    # change the game, press choose now.", which takes 3 s at the slow rate: a slow listener had about 3 s
+    # left of the 6. And a double press of choose there (a second press to be sure) skipped the first
+    # question's prompt and moved its answer on before it was heard.
+    settings = parse_settings(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    log = []
+
+    class Talking(Voice):
+        """Says each sentence for 0.6 s; a person presses choose twice, 0.5 s after the offer is said."""
+
+        def __init__(self, *args):
+            super().__init__(*args, log)
+            self.until = 0.0
+
+        def say(self, text):
+            super().say(text)
+            self.until = time.monotonic() + 0.6
+            if text.startswith("To change the game"):
+                def person():
+                    time.sleep(0.6 + 0.5)
+                    press(factory, 26)
+                    time.sleep(0.03)
+                    press(factory, 26)
+                threading.Thread(target=person, daemon=True).start()
+
+        def wait_until_idle(self, timeout):
+            time.sleep(max(0.0, min(timeout, self.until - time.monotonic())))
+            return True
+
+    used, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=lambda r, v: Talking(r, v),
+                                    offer_s=0.8, idle_s=0.5)
+    texts = [text for _, _, text in log]
+    assert "Game setup." in texts, texts
+    assert texts[texts.index("Game setup.") + 1].startswith("How many players? Now: 3 players.")
+    assert "4 players." not in texts  # the second press of the pair moved nothing on
+    assert used.game.players == ("Player 1", "Player 2", "Player 3") and problems == []
