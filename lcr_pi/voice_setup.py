@@ -460,6 +460,14 @@ def setup_buttons(settings: Settings, on_action, pin_factory=None):
     return buttons
 
 
+def _edited_since(settings_file: str, saved: Path) -> bool:
+    """Whether the settings file was written after the remembered setup (False when either is not there)."""
+    try:
+        return Path(settings_file).stat().st_mtime > saved.stat().st_mtime
+    except OSError:
+        return False
+
+
 def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                    make_speaker: Callable[[int, int], object] | None = None, offer_s: float = 6.0,
                    idle_s: float = 120.0, stream=None, players_fixed: bool = False) -> tuple[Settings, list[str]]:
@@ -469,8 +477,9 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     (apply it, then say "to change the game, press choose" and wait ``offer_s`` seconds for the choose
     button), "ask" (run the setup at once). Returns the settings to play with and the problems to report
     (a damaged setup file, buttons that do not work, a setup that cannot be saved): the night goes on.
-    A remembered setup that overrides the settings file is one of them, when it is what is played:
-    not after a new setup, nor with ``players_fixed`` (the command line names the players).
+    A remembered setup that overrides the settings file is one of them, when the file was changed after
+    the setup was made and the setup is what is played: not after a new setup, nor with ``players_fixed``
+    (the command line names the players).
     """
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
@@ -490,17 +499,22 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
         except UserError as exc:
             problems.append(f"the remembered game setup cannot be used ({exc}); using the settings file")
         else:
-            # Said when it overrides what the settings file says (found by an audit: a person who
-            # edited the file for four players heard a game of three, and nothing said why); added
+            # Said when it overrides what the settings file says and the file was changed after the
+            # setup was made (found by an audit: a person who edited the file for four players heard a
+            # game of three, and nothing said why; found by a later one: said at every power-on after
+            # any setup with the buttons, a warning with a file path for the table each night); added
             # to the problems only where it is what is played (not after a new setup), below.
-            if SetupChoices.from_settings(settings) != remembered and not players_fixed:
-                change = "press choose at the start to change it, or " if mode in ("auto", "ask") else ""
-                overriding = (f"the game set up with the buttons is used ({remembered.summary()}), not the settings "
-                              f"file's; {change}delete {settings.state_dir / SETUP_FILE} to use the file")
+            if (SetupChoices.from_settings(settings) != remembered and not players_fixed
+                    and _edited_since(settings.source, setup_path(settings.state_dir))):
+                overriding = remembered.summary()
             settings = chosen
 
-    def remembered_played(played: Settings) -> tuple[Settings, list[str]]:
-        return played, problems + ([overriding] if overriding else [])
+    def remembered_played(played: Settings, *, offered: bool = False) -> tuple[Settings, list[str]]:
+        if not overriding:
+            return played, problems
+        change = "press choose at the start to change it, or " if offered else ""
+        return played, problems + [f"the game set up with the buttons is used ({overriding}), not the settings "
+                                   f"file's; {change}delete {settings.state_dir / SETUP_FILE} to use the file"]
 
     if mode == "remembered":
         return remembered_played(settings)
@@ -534,7 +548,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                 except queue.Empty:
                     pass
             if not wanted:
-                return remembered_played(settings)
+                return remembered_played(settings, offered=True)
             # A second press made to be sure (or a bouncing button) must not move the first answer on
             # before its question is heard (found by the same audit).
             time.sleep(0.3)
@@ -553,7 +567,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
             return chosen, problems
-        return remembered_played(settings)  # the setup was left: the remembered one is still played
+        return remembered_played(settings, offered=True)  # the setup was left: the remembered one is still played
     finally:
         buttons.close()
         if speaker is not None:

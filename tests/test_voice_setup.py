@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import shutil
 import threading
 import time
@@ -16,7 +17,7 @@ from lcr_pi.commands import setup as setup_command
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.outputs.speech import EspeakSpeaker
-from lcr_pi.settings import parse_settings
+from lcr_pi.settings import load_settings, parse_settings
 from lcr_pi.voice_setup import (
     SetupChoices,
     SpeechPreview,
@@ -257,7 +258,11 @@ def table_person(factory, script):
 
 
 def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path, factory):
-    settings = parse_settings(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    config = tmp_path / "etc" / "lcr-pi.toml"
+    config.parent.mkdir()
+    config.write_text(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path}'\n")
+    os.utime(config, (time.time() - 3600, time.time() - 3600))  # written an hour before the setup
+    settings = load_settings(config)
     make, log, _ = voices(table_person(factory, [
         ("To change the game", ["choose"]),
         ("How many players?", ["choose", "choose", "confirm"]),   # 5
@@ -273,10 +278,18 @@ def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path
     assert load_remembered(tmp_path) == (SetupChoices(5, 3, "wild", 175, 50), None)
     assert log[-1][2].startswith("Done: 5 players with 3 chips each, wild rules")
 
-    # The next power-on: nobody presses, the remembered setup is used.
+    # The next power-on: nobody presses, the remembered setup is used. The file has not changed since
+    # the setup was made, so that is all (found by an audit, 2026-12-03: a warning with a file path was
+    # said at every power-on after any setup with the buttons, for as long as the setup was kept).
     make, log, _ = voices()
     again, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=0.2)
-    # The remembered setup wins over the file, and says so (found by an audit: nothing said why).
+    assert again == used and problems == []
+    # The file edited after the setup: the remembered setup wins over it, and says so (found by an
+    # audit: a person who edited the file heard another game, and nothing said why).
+    later = setup_path(tmp_path).stat().st_mtime + 60
+    os.utime(config, (later, later))
+    make, log, _ = voices()
+    again, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=0.2)
     assert again == used and len(problems) == 1
     assert problems[0].startswith("the game set up with the buttons is used (5 players with 3 chips each, wild rules")
     assert "not the settings file's" in problems[0] and "setup.json" in problems[0]
@@ -488,3 +501,15 @@ def test_the_power_on_offer_waits_from_the_end_of_its_sentence_and_a_double_pres
     assert texts[texts.index("Game setup.") + 1].startswith("How many players? Now: 3 players.")
     assert "4 players." not in texts  # the second press of the pair moved nothing on
     assert used.game.players == ("Player 1", "Player 2", "Player 3") and problems == []
+
+
+def test_no_press_of_choose_is_offered_in_the_note_when_the_buttons_do_not_work(tmp_path):
+    # Found by an audit (2026-12-03): with the GPIO off the note said "press choose at the start to
+    # change it", and no offer came.
+    config = tmp_path / "lcr-pi.toml"
+    config.write_text(f"[gpio]\nenabled = false\n[storage]\nstate_dir = '{tmp_path / 'state'}'\n")
+    save_choices(tmp_path / "state", SetupChoices(players=5))
+    later = setup_path(tmp_path / "state").stat().st_mtime + 60
+    os.utime(config, (later, later))
+    _, problems = power_on_setup(load_settings(config), mode="auto")
+    assert len(problems) == 1 and "press choose" not in problems[0] and "setup.json" in problems[0]
