@@ -80,13 +80,21 @@ def spoken_summary(checks: Sequence[Check]) -> str:
 
 
 def check_settings(config: str | Path | None, load: Callable) -> tuple[Settings, Check]:
-    """Load the settings; a bad file is a FAIL and the other checks go on with the defaults."""
+    """Load the settings; a bad file is a FAIL and the other checks go on with the defaults. A mistake
+    that ``lcr-pi run`` leaves out (see :func:`~lcr_pi.settings.parse_settings`) is a FAIL too, and the
+    other checks use the rest of the file, as the night does."""
     if config is None:
         return Settings(), Check("settings", "WARN", "no --config given: checking with the default settings")
+    skipped: list[str] = []
     try:
-        return load(config), Check("settings", "PASS", f"{config} is valid")
+        settings = load(config, skipped=skipped)
     except UserError as exc:
-        return Settings(), Check("settings", "FAIL", f"{exc} (the other checks use the defaults)")
+        return Settings(), Check("settings", "FAIL", f"{exc} (lcr-pi run will not start; the other checks use the "
+                                                     "defaults)")
+    if skipped:
+        return settings, Check("settings", "FAIL", "; ".join(skipped) + " (lcr-pi run says so and plays on; the "
+                                                                        "other checks use the rest of the file)")
+    return settings, Check("settings", "PASS", f"{config} is valid")
 
 
 # -- camera ----------------------------------------------------------------------------------------------

@@ -292,8 +292,18 @@ def _unknown(kind: str, name: str, known) -> str:
     return f"unknown {kind} {name!r}{hint}"
 
 
-def parse_settings(text: str, *, source: str = "settings") -> Settings:
-    """Parse and check a TOML settings text; see the module docstring for the keys."""
+#: Sections whose mistakes are always refused: they decide the game played (the players, the chips, the
+#: rules) and where it is saved; a default there would play another game or lose the saved one.
+STRICT_SECTIONS = ("game", "storage")
+
+
+def parse_settings(text: str, *, source: str = "settings", skipped: list[str] | None = None) -> Settings:
+    """Parse and check a TOML settings text; see the module docstring for the keys.
+
+    With a ``skipped`` list, a bad value or an unknown key in a section other than
+    :data:`STRICT_SECTIONS` is left out (its default is used) and named in ``skipped`` instead of refused:
+    ``lcr-pi run`` says it and plays, rather than not start at the table for a typo in the voice's rate.
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -305,13 +315,23 @@ def parse_settings(text: str, *, source: str = "settings") -> Settings:
         if not isinstance(values, dict):
             raise UserError(f"{source}: {section} must be a [{section}] table")
         checked = {}
+        lenient = skipped is not None and section not in STRICT_SECTIONS
         for key, value in values.items():
             check = _CHECKS[section].get(key)
             if check is None:
-                raise UserError(f"{source}: {_unknown('key', f'{section}.{key}', [f'{section}.{k}' for k in _CHECKS[section]])}")
+                message = f"{source}: {_unknown('key', f'{section}.{key}', [f'{section}.{k}' for k in _CHECKS[section]])}"
+                if not lenient:
+                    raise UserError(message)
+                skipped.append(f"{message}; it is left out")
+                continue
             problem = check(value)
             if problem:
-                raise UserError(f"{source}: {section}.{key} {problem}, got {value!r}")
+                message = f"{source}: {section}.{key} {problem}, got {value!r}"
+                if not lenient:
+                    raise UserError(message)
+                default = getattr(_SECTION_CLASSES[section](), key)
+                skipped.append(f"{message}; the default, {_spoken_default(default)}, is used")
+                continue
             checked[key] = tuple(value) if isinstance(value, list) else value
         sections[section] = _SECTION_CLASSES[section](**checked)
     settings = Settings(**sections, source=source)
@@ -344,8 +364,24 @@ def parse_settings(text: str, *, source: str = "settings") -> Settings:
     return settings
 
 
-def load_settings(path: str | Path | None) -> Settings:
-    """Read settings from ``path``; None gives the defaults. A missing or unreadable file is named."""
+def _spoken_default(value) -> str:
+    """A key's default as said after a mistake ("175", "none", "true", "auto").
+
+    >>> _spoken_default(None), _spoken_default(()), _spoken_default(True), _spoken_default("en")
+    ('none', 'none', 'true', 'en')
+    """
+    if value is None or value == () or value == "":
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def load_settings(path: str | Path | None, *, skipped: list[str] | None = None) -> Settings:
+    """Read settings from ``path``; None gives the defaults. A missing or unreadable file is named.
+    ``skipped``: see :func:`parse_settings`."""
     if path is None:
         return Settings()
     path = Path(path)
@@ -355,7 +391,7 @@ def load_settings(path: str | Path | None) -> Settings:
         raise UserError(f"config file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"config file {path} cannot be read ({exc})") from None
-    return parse_settings(text, source=str(path))
+    return parse_settings(text, source=str(path), skipped=skipped)
 
 
 def with_players(settings: Settings, players) -> Settings:

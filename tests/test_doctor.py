@@ -38,7 +38,7 @@ from lcr_pi.doctor import (
     run_doctor,
 )
 from lcr_pi.outputs.speech import EspeakSpeaker
-from lcr_pi.settings import load_settings, parse_settings
+from lcr_pi.settings import Settings, load_settings, parse_settings
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 
@@ -441,6 +441,14 @@ def test_settings_errors_fail_and_the_doctor_goes_on_with_defaults(tmp_path):
     settings, check = check_settings(bad, load_settings)
     assert check.status == "FAIL" and "gpio.seat_leds" in check.detail
     assert settings.gpio.seat_leds == ()
+    # A mistake the night leaves out: the rest of the file is checked, as the night plays it.
+    bad.write_text("[gpio]\nseat_leds = [17, 40]\nconfirm_button = 5\n")
+    settings, check = check_settings(bad, load_settings)
+    assert check.status == "FAIL" and "gpio.seat_leds" in check.detail and "plays on" in check.detail
+    assert settings.gpio.confirm_button == 5
+    bad.write_text("[game]\nstarting_chips = 0\n")
+    settings, check = check_settings(bad, load_settings)
+    assert check.status == "FAIL" and "will not start" in check.detail and settings == Settings()
 
 
 # -- the whole doctor -----------------------------------------------------------------------------------------

@@ -40,10 +40,28 @@ def test_the_remembered_setup_is_used_and_a_damaged_one_is_said(tmp_path, monkey
 def test_a_settings_error_is_spoken_before_the_exit(tmp_path, monkeypatch):
     spoken = recorded_speech(monkeypatch)
     config = tmp_path / "c.toml"
-    config.write_text("[speech]\nrate = 900\n")
+    config.write_text("[game]\nstarting_chips = 0\n")
     assert run_with(config, monkeypatch) == 2
-    assert spoken == [f"The settings file has a mistake, so the game cannot start. {config}: speech.rate must be a "
-                      "whole number from 80 to 450, got 900."]
+    assert spoken == [f"The settings file has a mistake, so the game cannot start. {config}: game.starting_chips must "
+                      "be a whole number from 1 to 100, got 0."]
+
+
+def test_a_mistake_outside_the_game_is_said_and_the_night_plays_with_that_key_at_its_default(tmp_path, monkeypatch,
+                                                                                            capsys):
+    # Found by an audit (2026-12-03): a typo in a hand-edited file (a rate of 900, "sound" for
+    # "sounds") stopped the whole night, and systemd does not restart it: a table with no screen had no
+    # game until someone fixed the file. Where the default is safe (not the players, the rules or where
+    # the game is saved), the key is left out, said, and the game goes on.
+    config = tmp_path / "c.toml"
+    config.write_text(f'[game]\nplayers = ["Ann", "Bob", "Cy"]\n[speech]\nengine = "print"\nrate = 900\n'
+                      f'sound = false\n[storage]\nstate_dir = "{tmp_path / "state"}"\n[gpio]\nenabled = false\n')
+    assert run_with(config, monkeypatch) == 0
+    spoken = [line.removeprefix("SAY: ") for line in capsys.readouterr().out.splitlines() if line.startswith("SAY: ")]
+    warnings = [text for text in spoken if text.startswith("Warning:")]
+    assert warnings[0] == (f"Warning: {config}: speech.rate must be a whole number from 80 to 450, got 900; "
+                           "the default, 175, is used.")
+    assert warnings[1].startswith(f"Warning: {config}: unknown key 'speech.sound' (did you mean 'speech.sounds'?)")
+    assert any("Ann, Bob and Cy" in text for text in spoken)
 
 
 def test_a_scoreboard_port_in_use_is_said_and_the_game_is_played_without_the_page(tmp_path, monkeypatch, capsys):

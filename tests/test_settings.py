@@ -106,3 +106,17 @@ def test_missing_and_unreadable_files_are_named(tmp_path):
     bad.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(UserError, match="bin.toml cannot be read"):
         load_settings(bad)
+
+
+def test_mistakes_outside_the_game_and_the_storage_can_be_left_out_and_named():
+    skipped = []
+    settings = parse_settings('[speech]\nrate = 900\nvolume = 50\n[gpio]\nconfirm_buton = 5\nundo_button = 6\n',
+                              source="t.toml", skipped=skipped)
+    assert (settings.speech.rate, settings.speech.volume, settings.gpio.undo_button) == (175, 50, 6)
+    assert skipped == ["t.toml: speech.rate must be a whole number from 80 to 450, got 900; the default, 175, is used",
+                       "t.toml: unknown key 'gpio.confirm_buton' (did you mean 'gpio.confirm_button'?); it is left out"]
+    # What decides the game and where it is saved is never guessed, nor a file that is not TOML.
+    for text in ('[game]\nstarting_chips = 0\n', '[storage]\nstate_dir = ""\n', '[speach]\nrate = 100\n',
+                 '[speech\n', '[game]\nplayers = ["Ann", "Ann", "Bob"]\n'):
+        with pytest.raises(UserError):
+            parse_settings(text, source="t.toml", skipped=[])

@@ -100,10 +100,11 @@ def test_restarts_after_a_crash_but_never_loops_forever(unit):
 
 def test_a_settings_error_exits_with_the_status_the_unit_does_not_restart(tmp_path, capsys):
     config = tmp_path / "lcr-pi.toml"
-    config.write_text("[gpio]\nseat_leds = [17, 40, 22]\n")
+    # A mistake in [game] (a pin mistake is said and left out, and the night plays: test_run_setup).
+    config.write_text("[game]\nplayers = [\"Ann\", \"Bob\", \"Cy\"]\nstarting_chips = 0\n")
     assert cli.main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
-    assert f"{config}: gpio.seat_leds must be a list of GPIO numbers (0 to 27)" in err
+    assert f"{config}: game.starting_chips must be a whole number from 1 to 100" in err
     assert "Traceback" not in err
 
 
