@@ -293,8 +293,9 @@ def _unknown(kind: str, name: str, known) -> str:
 
 
 #: Sections whose mistakes are always refused: they decide the game played (the players, the chips, the
-#: rules) and where it is saved; a default there would play another game or lose the saved one.
-STRICT_SECTIONS = ("game", "storage")
+#: rules, the series it belongs to) and where it is saved; a default there would play another game or
+#: series, or lose the saved one.
+STRICT_SECTIONS = ("game", "series", "storage")
 
 
 def parse_settings(text: str, *, source: str = "settings", skipped: list[str] | None = None) -> Settings:

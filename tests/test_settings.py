@@ -116,7 +116,7 @@ def test_mistakes_outside_the_game_and_the_storage_can_be_left_out_and_named():
     assert skipped == ["t.toml: speech.rate must be a whole number from 80 to 450, got 900; the default, 175, is used",
                        "t.toml: unknown key 'gpio.confirm_buton' (did you mean 'gpio.confirm_button'?); it is left out"]
     # What decides the game and where it is saved is never guessed, nor a file that is not TOML.
-    for text in ('[game]\nstarting_chips = 0\n', '[storage]\nstate_dir = ""\n', '[speach]\nrate = 100\n',
+    for text in ('[game]\nstarting_chips = 0\n', '[storage]\nstate_dir = ""\n', '[series]\nfirst_to = -2\n', '[speach]\nrate = 100\n',
                  '[speech\n', '[game]\nplayers = ["Ann", "Ann", "Bob"]\n'):
         with pytest.raises(UserError):
             parse_settings(text, source="t.toml", skipped=[])
