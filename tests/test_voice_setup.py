@@ -366,6 +366,17 @@ def test_the_command_with_typed_words(tmp_path, capsys):
     assert "Saved to" in capsys.readouterr().out
 
 
+def test_the_command_says_when_the_setup_cannot_be_saved(tmp_path):
+    make, log, _ = voices()
+    state = tmp_path / "state"
+    state.write_text("a file where the folder should be")
+    args = argparse.Namespace(config=None, state_dir=str(state), speech="print", idle=30)
+    with pytest.raises(UserError):
+        setup_command.run(args, stdin=io.StringIO("confirm\n\n\n\n\n\n"), make_speaker=make)
+    texts = [text for _, _, text in log]
+    assert texts[-1].startswith("But it could not be saved") and "Saved." not in texts
+
+
 def test_the_command_with_mock_buttons_and_a_quit_from_the_keyboard(tmp_path, factory):
     config = tmp_path / "lcr-pi.toml"
     config.write_text(BUTTONS_TOML)

@@ -65,7 +65,13 @@ def run(args, *, stdin=None, pin_factory=None, make_speaker=None) -> int:
         speaker = run_setup(setup, actions, make_speaker or default_speaker_factory(settings), idle_s=args.idle)
         if not setup.done:
             return 1
-        path = save_choices(settings.state_dir, setup.choices)
+        try:
+            path = save_choices(settings.state_dir, setup.choices)
+        except UserError:
+            # The person at the buttons heard "Done"; without this they would leave believing the game
+            # is set up (found by an audit). The reason, with its path, is printed: spoken, a path is noise.
+            speaker.say("But it could not be saved, so the next game will not use it. The reason is on the screen.")
+            raise
         speaker.say("Saved.")
         print(f"Saved to {path}: {setup.choices.summary()}.")
         return 0
