@@ -80,6 +80,11 @@ CLEAR_FIND = 0.9  # a find beside a larger die must match clearly to count as a 
 SIDE_GAP = 0.9
 INWARD = 0.3
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
+# The typical distance by which a taught set judges how sure it is of a face is at least this: views
+# taught at one table agree closely (typical distances 0.07-0.12 for the painted design at dev tables
+# 701-704), and a die read elsewhere on that tray (another slant, another light) lay more than two
+# of them from every view although nearer its own face than any other (see TaughtSet.judge).
+SURE_SCALE = 0.12
 DESCRIPTOR = f"patch{PATCH}+colour"
 KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
 
@@ -540,7 +545,8 @@ class TaughtSet:
         """Nearest face, confidence 0..1 (low when far from all, or as close to two), and whether
         the face looks like this set at all (within ``FAMILIAR`` typical distances of a view)."""
         name, d1 = min(distances.items(), key=lambda kv: kv[1])
-        familiar = float(np.clip(3.0 - d1 / self.scale, 0.0, 1.0))  # beyond two typical distances from every view: less sure
+        # beyond two typical distances from every view (at least SURE_SCALE): less sure
+        familiar = float(np.clip(3.0 - d1 / max(self.scale, SURE_SCALE), 0.0, 1.0))
         distinct = 1.0
         for other, d in distances.items():
             if other != name:

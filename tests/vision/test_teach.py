@@ -785,3 +785,22 @@ def test_teaching_at_one_table_reads_that_tables_rolls(design, floor):
     alone, _ = bench_teach.score_reader(reader.read, test)
     assert measured["die_accuracy"] >= floor and measured["silent_error_rate"] <= 1 / 30
     assert measured["die_accuracy"] >= alone["die_accuracy"] + 0.25  # teaching is what reads this design
+
+
+def test_a_set_taught_at_one_table_is_sure_of_a_clear_face_beyond_two_of_its_close_views_spread():
+    """Views taught at one table agree closely (typical distance 0.07-0.12 for the painted design at
+    dev tables 701-704), and a die read elsewhere on that tray lay more than two such distances from
+    every view though clearly nearest its own face: it was doubted. How sure the set is now judges
+    distance by at least SURE_SCALE; which faces belong to the set at all (FAMILIAR) is unchanged."""
+    from lcr_pi.vision.teach import FAMILIAR, SURE_SCALE, VARIANTS_PER_VIEW, TaughtSet
+
+    rows = np.zeros((4 * VARIANTS_PER_VIEW, 439), np.float32)
+    faces = tuple(f for f in ("L", "C", "R", "dot") for _ in range(VARIANTS_PER_VIEW))
+    close = TaughtSet(name="x", kind="lcr", descriptors=rows, faces=faces, scale=0.07, views={})
+    face, confidence, familiar = close.judge({"L": 0.2, "C": 0.6, "R": 0.5, "dot": 0.7})  # 2.9 of its 0.07
+    assert (face, familiar) == ("L", True) and confidence >= 0.6
+    assert close.judge({"L": 0.2, "C": 0.6, "R": 0.24, "dot": 0.7})[1] < 0.6  # as near R: still unsure
+    assert close.judge({"L": 2 * SURE_SCALE + 0.05, "C": 0.9, "R": 0.9, "dot": 0.9})[1] < 0.6  # far by any yardstick
+    assert not close.judge({"L": FAMILIAR * 0.07 + 0.01, "C": 0.9, "R": 0.9, "dot": 0.9})[2]  # not of the set
+    wide = replace(close, scale=0.2)  # a set whose views spread more judges as before
+    assert wide.judge({"L": 0.45, "C": 0.9, "R": 0.9, "dot": 0.9})[1] == 0.75
