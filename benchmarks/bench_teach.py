@@ -144,18 +144,20 @@ def teaching_examples(scenes, views: int) -> dict[str, list[np.ndarray]]:
     return examples
 
 
-def player_examples(reader, scenes, views: int) -> tuple[dict[str, list[np.ndarray]], int]:
+def player_examples(reader, scenes, views: int, empty=None) -> tuple[dict[str, list[np.ndarray]], int]:
     """Up to ``views`` context crops of each face as ``lcr-pi teach`` takes them: one die per
-    picture, outlined by the reader. Returns the examples and how many pictures were refused."""
-    from lcr_pi.commands.teach import die_shown
+    picture, outlined by the reader, leaving out what is found in ``empty`` (the empty tray, when
+    the scenes share one). Returns the examples and how many pictures were refused."""
+    from lcr_pi.commands.teach import already_there, die_shown
 
+    there = already_there(reader, empty) if empty is not None else ()
     examples: dict[str, list[np.ndarray]] = {}
     refused = 0
     for image, scene in scenes:
         (die,) = scene.dice
         if die.cocked or len(examples.setdefault(die.face, [])) >= views:
             continue
-        outline, _ = die_shown(reader, image, dice_kind="lcr")
+        outline, _ = die_shown(reader, image, dice_kind="lcr", there=there)
         if outline is None:
             refused += 1
             continue

@@ -9,9 +9,9 @@ thrown anew each roll), with the unseen designs of ``bench_teach.py``:
 1. Calibrate as ``lcr-pi calibrate`` does: the tray found in a picture of the empty tray, the die
    size from the reader's reading of a roll of three dice, the empty tray kept as the reference
    when the reader sees no dice in it.
-2. Teach as ``lcr-pi teach`` does: pictures of one die, in order, until every face has ``--views``
-   (<= 5) views, each outlined by the reader (a picture where it sees no die or several is shown
-   again).
+2. Teach as ``lcr-pi teach`` does: the empty tray (what is found there is not a die shown), then
+   pictures of one die, in order, until every face has ``--views`` (<= 5) views, each outlined by
+   the reader (a picture where it sees no die or several is shown again).
 3. Read ``--rolls`` rolls of 1-3 dice on the same table: the reader alone, the reader with the
    taught set, and both calibrated as ``lcr-pi run`` composes them.
 
@@ -89,7 +89,7 @@ def main() -> int:
             empty, (cal_image, _), teaching, test, style = one_table(seed, design, size, args.rolls)
             calibration = make_calibration(empty, reading=reader.read(cal_image, dice_kind="lcr"))
             reference = empty if not reader.read(empty, dice_kind="lcr").dice else None
-            examples, refused = bt.player_examples(reader, teaching, args.views)
+            examples, refused = bt.player_examples(reader, teaching, args.views, empty)
             taught = teach(examples, name=design, kind="lcr")
             taught_reader = TaughtReader(reader, taught)
             readers = {

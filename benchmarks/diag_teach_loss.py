@@ -119,16 +119,17 @@ def main():
     for design in bt.DESIGNS if args.design == "all" else (args.design,):
         for seed in range(args.first_table, args.first_table + args.tables):
             empty, _, teaching, test, style = btt.one_table(seed, design, (640, 480), args.rolls)
-            examples, refused = bt.player_examples(reader, teaching, 5)
+            examples, refused = bt.player_examples(reader, teaching, 5, empty)
             # teaching outlines against truth
             offs = []
-            from lcr_pi.commands.teach import die_shown
+            from lcr_pi.commands.teach import already_there, die_shown
+            there = already_there(reader, empty)
             counts = {}
             for image, scene in teaching:
                 (die,) = scene.dice
                 if die.cocked or counts.get(die.face, 0) >= 5:
                     continue
-                outline, _ = die_shown(reader, image, dice_kind="lcr")
+                outline, _ = die_shown(reader, image, dice_kind="lcr", there=there)
                 if outline is None:
                     continue
                 counts[die.face] = counts.get(die.face, 0) + 1
