@@ -195,17 +195,27 @@ class Table:
             elif name == "choose" and argument is None:
                 # The choose button offers the next name: the names offered before it, and the Wild
                 # choice's explanation, are stale (confirm no longer takes them). Those still waiting are
-                # dropped and one being said is cut; the roll's words before them are all said. A pick
-                # typed or sent from the page ("choose Bob") offers no name, and the words after it
-                # say whom it robbed: nothing is dropped for it.
-                drop = getattr(self.speaker, "drop_prompts", None)
-                if drop is not None:
-                    drop()
+                # dropped and one being said is cut; the roll's words before them are all said.
+                self._drop_prompts()
+            deciding = self.referee.phase == "await_decision"
+            picks = self.referee.decision_picks
             counted = self.referee.turn_label
             outputs = self.referee.on_action(name, argument)
+            if deciding and (self.referee.phase != "await_decision" or self.referee.decision_picks != picks):
+                # A pick was made (confirm, or one typed or sent from the page: "choose Bob"): the
+                # questions still waiting (the Wild explanation, names offered) are answered, so they
+                # are dropped before the words that say whom it robbed. Found by an audit
+                # (2026-12-03): after a pick from the page the table still heard "Press choose to hear
+                # each name".
+                self._drop_prompts()
             self._skip_stale_words(counted)
             self.perform(outputs)
         return True
+
+    def _drop_prompts(self) -> None:
+        drop = getattr(self.speaker, "drop_prompts", None)
+        if drop is not None:
+            drop()
 
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.

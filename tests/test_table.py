@@ -331,14 +331,49 @@ def test_choose_drops_the_names_offered_before_but_not_the_rolls_moves_so_the_na
     assert not any(text.startswith(("Bob, with", "Wild!", "Press choose")) for text in waiting)
     table.action("confirm")
     assert table.referee.game.state.chips == (3, 4, 2)  # Cy, the name said last
-    # A pick typed, or sent from the scoreboard page, offers no name: nothing is dropped before it.
+    # A pick typed, or sent from the scoreboard page, answers the question: the explanation still
+    # waiting is dropped (found by an audit, 2026-12-03: it was said after the pick), the roll's words
+    # and the pick's are all said.
     table.action("roll", "W . .")  # Bob's roll
-    table.action("choose", "Ann")
-    assert [text for text, _ in speaker.waiting][-7:] == [
-        "Bob rolled W, dot, dot.", "Bob has four chips.",
+    assert [text for text, _ in speaker.waiting][-2:] == [
         "Wild! Bob, choose one player to take a chip from: Ann or Cy.",
-        "Press choose to hear each name, and confirm to pick.",
+        "Press choose to hear each name, and confirm to pick."]
+    table.action("choose", "Ann")
+    assert [text for text, _ in speaker.waiting][-5:] == [
+        "Bob rolled W, dot, dot.", "Bob has four chips.",
         "Bob takes one chip from Ann.", "Bob has five chips.", "Cy, your turn: roll two dice."]
+
+
+def test_a_pick_that_is_refused_drops_no_question_and_a_first_pick_of_two_drops_the_stale_ones():
+    class SlowSpeaker(RecordingSpeaker):
+        def __init__(self):
+            super().__init__()
+            self.waiting = []
+
+        def say(self, text, prompt=False):
+            super().say(text)
+            self.waiting.append((text, prompt))
+
+        def say_prompt(self, text):
+            self.say(text, prompt=True)
+
+        def drop_prompts(self):
+            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
+
+    speaker = SlowSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker)
+    table.start()
+    table.action("roll", "W W .")
+    asked = [text for text, prompt in speaker.waiting if prompt]
+    assert asked  # the Wild explanation waits
+    table.action("choose", "Zed")  # no such player: nothing picked, the question stands
+    assert [text for text, prompt in speaker.waiting if prompt] == asked
+    table.action("choose", "Bob")  # the first of two picks: the old questions are answered
+    waiting = [text for text, _ in speaker.waiting]
+    assert not any(text in waiting for text in asked)
+    assert waiting[-1] == "One chip from Bob. Choose the second."
+    table.action("choose", "Cy")
+    assert table.referee.game.state.chips == (5, 2, 2)  # Ann kept her three and took two
 
 
 def test_a_roll_drops_the_stale_words_of_earlier_turns_but_not_a_warning_said_once(tmp_path, monkeypatch):
