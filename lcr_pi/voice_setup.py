@@ -39,6 +39,7 @@ from pathlib import Path
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
 from lcr_pi.referee import Say
+from lcr_pi.rules.config import parse_variant
 from lcr_pi.settings import Settings
 
 log = logging.getLogger("lcr_pi.voice_setup")
@@ -295,6 +296,13 @@ def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
             if not ok(data[key]):
                 raise UserError(f"{source}: {key} must be {wanted}, got {data[key]!r}")
             values[key] = data[key]
+    if "variant" in values:
+        # Checked here, with this file named (found by an audit: an unknown variant in setup.json was
+        # refused later as the settings file's mistake, which the person then looked for in vain).
+        try:
+            parse_variant(values["variant"])
+        except UserError as exc:
+            raise UserError(f"{source}: variant: {exc}") from None
     return SetupChoices(**values)
 
 

@@ -198,6 +198,10 @@ def test_nothing_saved_means_the_settings_file_as_it_is(tmp_path):
     ('{"format": "lcr-pi-setup", "version": 1, "volume": "loud"}', "volume must be a whole number from 0 to 100"),
     ('{"format": "something-else"}', "is not an lcr-pi setup file"),
     ('{"format": "lcr-pi-setup", "version": 9}', "has version 9"),
+    # Found by an audit (2026-12-04): an unknown variant here was refused as the settings file's ("t:
+    # [game] unknown variant"), and the person looked for it in the wrong file.
+    ('{"format": "lcr-pi-setup", "version": 1, "variant": "wildd"}', "setup.json: variant: unknown variant 'wildd'"),
+    ('{"format": "lcr-pi-setup", "version": 1, "variant": "wild+wild-win"}', "either 'wild' or 'wild-win'"),
 ])
 def test_a_damaged_remembered_setup_is_named_and_the_defaults_are_used(tmp_path, content, expected):
     setup_path(tmp_path).write_text(content)
