@@ -64,16 +64,20 @@ def format_report(checks: Sequence[Check]) -> str:
 def spoken_summary(checks: Sequence[Check]) -> str:
     """What the doctor says at the end, for a person who cannot read the screen.
 
-    >>> spoken_summary([Check("camera", "FAIL", "x"), Check("disk", "PASS", "y")])
-    'Check finished: 1 passed, 1 failed: camera.'
+    Each failed check is said with its reason and what to do (found by an audit: "1 failed: camera"
+    sent a person who cannot read the screen to someone who can, for a fix the screen spelled out).
+
+    >>> spoken_summary([Check("camera", "FAIL", "no camera found. Plug it in"), Check("disk", "PASS", "y")])
+    'Check finished: 1 passed, 1 failed. Camera: no camera found. Plug it in.'
     >>> spoken_summary([Check("disk", "PASS", "y")])
     'Check finished: everything passed.'
     """
-    failed = [c.name for c in checks if c.status == "FAIL"]
+    failed = [c for c in checks if c.status == "FAIL"]
     passed = sum(c.status == "PASS" for c in checks)
     if not failed:
         return "Check finished: everything passed." if passed else "Check finished: nothing could be checked."
-    return f"Check finished: {passed} passed, {len(failed)} failed: {', '.join(failed)}."
+    reasons = " ".join(f"{c.name[:1].upper()}{c.name[1:]}: {c.detail.rstrip('. ')}." for c in failed)
+    return f"Check finished: {passed} passed, {len(failed)} failed. {reasons}"
 
 
 # -- settings --------------------------------------------------------------------------------------------

@@ -556,3 +556,18 @@ def test_the_calibration_is_checked_for_the_size_the_camera_gives_not_the_size_t
     cv2.imwrite(str(folder / "0001.png"), np.random.default_rng(1).integers(0, 255, (480, 640, 3), dtype=np.uint8))
     checks = {c.name: c for c in run_doctor(settings, rig, camera=str(folder))}
     assert checks["calibration"].status == "FAIL" and "the camera gives 640x480" in checks["calibration"].detail
+
+
+def test_the_spoken_summary_says_why_each_check_failed_and_what_to_do():
+    # Found by an audit (2026-12-03): "2 failed: camera, disk" left a person who cannot read the screen
+    # without the reason or the fix that the screen spelled out.
+    from lcr_pi.doctor import Check, spoken_summary
+
+    checks = [Check("speech", "PASS", "said the test sentence"),
+              Check("camera", "FAIL", "camera 0: cannot open it. Without a camera, play with typed rolls (--dice keyboard)"),
+              Check("calibration", "WARN", "no calibration"),
+              Check("disk", "FAIL", "only 12 MB free: the game cannot be saved safely; delete files or use a bigger card")]
+    assert spoken_summary(checks) == (
+        "Check finished: 1 passed, 2 failed. Camera: camera 0: cannot open it. Without a camera, play with typed "
+        "rolls (--dice keyboard). Disk: only 12 MB free: the game cannot be saved safely; delete files or use a "
+        "bigger card.")
