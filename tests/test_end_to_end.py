@@ -12,7 +12,7 @@ from lcr_pi.inputs import ActionQueue
 from lcr_pi.outputs.lights import TableLights
 from lcr_pi.outputs.speech import EspeakSpeaker
 from lcr_pi.persist import GameStore
-from lcr_pi.referee import Referee, RollObservation
+from lcr_pi.referee import Prompt, Referee, RollObservation
 from lcr_pi.rules import Game, GameConfig
 from lcr_pi.table import Table, run_loop
 from lcr_pi.vision.reader import DiceReader
@@ -73,8 +73,9 @@ def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop
     rolls = RenderedRolls(referee, reader, np.random.default_rng(seed), wild=config.wild, actions=actions,
                           frames_per_roll=10, **filming)
     table = Table(referee, speaker=speaker, lights=lights, store=store)
-    said = []
+    said, prompts = [], set()
     table.listeners.append(lambda outputs, _: said.extend(o.text for o in outputs if hasattr(o, "text")))
+    table.listeners.append(lambda outputs, _: prompts.update(o.text for o in outputs if isinstance(o, Prompt)))
     source = rolls if stop_after is None else StopAfter(rolls, referee, stop_after)
     run_loop(table, actions=actions, dice_source=AtMost(source, 20_000))
     assert speaker.wait_until_idle(60)
@@ -82,7 +83,26 @@ def night(tmp_path, reader, pins, seed, *, variant="classic", referee=None, stop
     lights.wait_until_idle(5)
     lit = [pins.pin(p).state for p in SEAT_PINS]
     lights.close()
-    return referee, rolls, said, tmp_path / f"speech-{seed}", lit, store
+    return referee, rolls, said, tmp_path / f"speech-{seed}", lit, store, Spoken(speaker.spoken, prompts)
+
+
+class Spoken:
+    """What the speaker said of the sentences announced: all of them, but the Wild questions (prompts)
+    that a pick answered before their turn came, which the table drops (or cuts while being said)."""
+
+    def __init__(self, sentences, prompts):
+        self.sentences, self.prompts = list(sentences), frozenset(prompts)
+
+    def unsaid(self, announced):
+        """The sentences announced that were not spoken; those spoken must be announced, in that order."""
+        heard, left = 0, []
+        for text in announced:
+            if heard < len(self.sentences) and self.sentences[heard] == text:
+                heard += 1
+            else:
+                left.append(text)
+        assert heard == len(self.sentences), f"spoken, not announced in this order: {self.sentences[heard:]!r}"
+        return left
 
 
 def replayed(referee):
@@ -104,7 +124,7 @@ def wav_seconds(path):
 
 @pytest.mark.parametrize("variant, seed", [("classic", 1), ("wild", 2)])
 def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, variant, seed):
-    referee, rolls, said, speech_dir, lit, store = night(tmp_path, reader, pins, seed, variant=variant)
+    referee, rolls, said, speech_dir, lit, store, spoken = night(tmp_path, reader, pins, seed, variant=variant)
     state = referee.game.state
     assert state.is_over and referee.phase == "game_over"
     # Never a wrong call as a fact: every read the referee acted on matched the dice thrown.
@@ -119,11 +139,15 @@ def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, va
     assert replayed(referee) == state
     winner = referee.config.players[state.winner]
     assert any(line.startswith(f"{winner} ") and "wins the pot" in line for line in said)
-    # Real speech: one WAV per sentence, in order, each as long as its words need.
+    # Real speech: every sentence announced is spoken, in order, but a Wild question that the pick (made
+    # at once by the pretend player) answered before it was said; one WAV per sentence spoken, each as
+    # long as its words need (a question may be cut by the pick while it is said).
+    assert all(text in spoken.prompts for text in spoken.unsaid(said))
     wavs = sorted(speech_dir.glob("*.wav"))
-    assert len(wavs) == len(said)
-    for path, text in zip(wavs, said):
-        assert 0.1 < wav_seconds(path) < 0.6 + 0.12 * len(text.split())
+    assert len(wavs) == len(spoken.sentences)
+    for path, text in zip(wavs, spoken.sentences):
+        if text not in spoken.prompts:
+            assert 0.1 < wav_seconds(path) < 0.6 + 0.12 * len(text.split())
     # The winner's LED is the one left lit after the celebration.
     assert lit == [i == state.winner for i in range(3)]
     assert [r["what"] for r in store.read_log()][-1] == "turn"
