@@ -37,15 +37,25 @@ class TerminalLights:
     """LEDs drawn in the terminal: real gpiozero LEDs on mock pins, printed after each change."""
 
     def __init__(self, names, *, stream=None, pin_factory=None, fast: bool = False):
-        self.names = list(names)
         self.stream = stream or sys.stdout
+        self.pin_factory = pin_factory or MockFactory()
+        self.timing = dict(blink_on_s=0.02, blink_off_s=0.02, gap_s=0.03, flash_s=0.02, celebrate_s=0.2,
+                           attention_s=0.02) if fast else {}
+        self._seat_lights(names)
+
+    def _seat_lights(self, names) -> None:
+        self.names = list(names)
         # The mock board has the Pi's GPIO 2-27: 25 seats and the pot. A larger table's other seats are
         # drawn without an LED (found by an audit: 26 players failed with "bad pin 28").
         n = min(len(self.names), MOCK_SEAT_LEDS)
-        timing = dict(blink_on_s=0.02, blink_off_s=0.02, gap_s=0.03, flash_s=0.02, celebrate_s=0.2,
-                      attention_s=0.02) if fast else {}
-        self.lights = TableLights(list(range(2, 2 + n)), 2 + n, pin_factory=pin_factory or MockFactory(),
-                                  names=self.names, **timing)
+        self.lights = TableLights(list(range(2, 2 + n)), 2 + n, pin_factory=self.pin_factory,
+                                  names=self.names, **self.timing)
+
+    def reseat(self, names) -> list[str]:
+        """New players: drawn LEDs are free, so every seat the mock board holds gets one at once."""
+        self.lights.close()
+        self._seat_lights(names)
+        return self.names[MOCK_SEAT_LEDS:]
 
     def _draw(self, note: str = "") -> None:
         print(f"  LEDs {render_lights(self.lights, self.names)}{note}", file=self.stream, flush=True)
@@ -262,7 +272,7 @@ def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, ec
     if buttons is not None:
         closers.append(buttons.close)
     if keyboard:
-        typed = KeyboardInput(on_action=actions.put_action, players=names,
+        typed = KeyboardInput(on_action=actions.put_action, players=lambda: referee.config.players,
                               on_error=lambda message: print(message, file=sys.stderr, flush=True))
         closers.append(typed.close)
     return Night(settings, referee, speaker, lights, store, actions, closers, problems, buttons=buttons is not None)

@@ -136,6 +136,14 @@ class Checkpoint:
 
 
 @dataclass(frozen=True)
+class NewPlayers:
+    """The table's players were changed (names in seat order): the lights take their seats, and the names
+    are remembered for the next power-on, so that the saved game is resumed with them."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class KeepEvidence:
     """Keep this read roll's frame (with the reader's overlay) as evidence."""
 
@@ -509,10 +517,41 @@ class Referee:
             "status": self._status,
             "new_game": self._new_game,
             "help": self._help,
+            "players": self._change_players,
         }.get(action)
         if handler is None:
             raise UserError(f"unknown action {action!r}")
-        return handler(argument) if action == "choose" else handler()
+        return handler(argument) if action in ("choose", "players") else handler()
+
+    def can_change_players(self) -> bool:
+        """Whether the players may be changed now: before a game's first roll, or once it is over."""
+        return self.game is None or self.phase == "game_over" or (self.phase == "await_roll" and not self.game.can_undo)
+
+    def _change_players(self, names: str | None) -> list:
+        """New players (one name a line, in seat order from seat 1, clockwise): a new game with them and
+        the same chips and rules (a series starts over). Only before a game's first roll or after its
+        end, so that no game in play loses its turns; the names are checked as the settings file's are."""
+        if not self.can_change_players():
+            return self._speak(["The players can be changed before the first roll of a game or once it is "
+                                "over. Undo the turns, or finish the game, first."], keep=False)
+        wanted = [n for n in (names or "").splitlines() if n.strip()]
+        try:
+            config = GameConfig.create(wanted, starting_chips=self.config.starting_chips,
+                                       variant=self.config.variant_name, wild_pip=self.config.wild_pip)
+        except UserError as exc:
+            return self._speak([f"The players were not changed: {_sentence(str(exc))}"], keep=False)
+        if config.players == self.config.players:
+            return self._speak([f"The players are already {join_names(config.players, 'and')}."], keep=False)
+        self.config = config
+        # Whoever was named to start may have left; a series of other players is not this one's.
+        first = self.first_player.strip()
+        if first and first != "roll-off" and first.casefold() not in {n.casefold() for n in config.players}:
+            self.first_player = ""
+        self.series = None
+        self._series_for_next_game()
+        out = [NewPlayers(config.players)]
+        out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."])
+        return out + self._begin_game(self._first_seat_for_new_game())
 
     def _confirm(self) -> list:
         if self.phase == "confirm_read":

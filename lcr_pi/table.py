@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcr_pi.announce import join_names
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import roll_tokens
 from lcr_pi.persist import GameStore
@@ -24,6 +25,7 @@ from lcr_pi.referee import (
     Checkpoint,
     Cue,
     KeepEvidence,
+    NewPlayers,
     Prompt,
     Referee,
     RollObservation,
@@ -33,6 +35,11 @@ from lcr_pi.referee import (
 )
 
 log = logging.getLogger("lcr_pi.table")
+
+
+def _sentence_of(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
 class NoLights:
@@ -67,6 +74,7 @@ class Table:
         on_words: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
         skip_stale_words: bool = False,
+        remember_players: Callable[[tuple[str, ...]], None] | None = None,
     ):
         """``skip_stale_words``: a roll counted while words of the turns before it still wait to be
         said drops those words (``speaker.skip_queued()``; the sentence being spoken is finished), so
@@ -74,7 +82,9 @@ class Table:
         audit: a roll's words take about 9 s to say at 175 words a minute (14 s in a Wild game), and
         at a roll every 8 s eight players heard the rolls ten minutes late after 160 rolls, further
         behind with every roll. ``lcr-pi run`` sets it; the demo and tests that hear every sentence
-        do not."""
+        do not. ``remember_players(names)``: keeps players changed at the table (from the scoreboard page)
+        for the next power-on (``lcr-pi run`` writes them to the remembered setup); it raises
+        :class:`UserError` when it cannot, and the table is told."""
         self.referee = referee
         self.speaker = speaker
         self.lights = lights if lights is not None else NoLights()
@@ -84,6 +94,7 @@ class Table:
         self.on_words = on_words
         self.clock = clock
         self.skip_stale_words = skip_stale_words
+        self.remember_players = remember_players
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
@@ -98,8 +109,17 @@ class Table:
         # carries out with real chips, must already be on the card when the plug is pulled (found by
         # an audit: the words were queued, or printed, before the save). The snapshot is the
         # referee's state after the whole batch either way; only the words wait for it.
-        ordered = sorted(outputs, key=lambda out: not isinstance(out, (KeepEvidence, Checkpoint)))
+        # New players take their seats on the lights before the new game's turn is lit, and are
+        # remembered before the new game is saved: a plug pulled between the two then starts a new game
+        # with them (the saved one, for other players, is set aside) rather than one with the players
+        # before. What that cannot do is said after the batch's own words.
+        ordered = sorted(outputs, key=lambda out: (not isinstance(out, NewPlayers),
+                                                   not isinstance(out, (KeepEvidence, Checkpoint))))
+        afterwards: list[str] = []
         for out in ordered:
+            if isinstance(out, NewPlayers):
+                afterwards += self._seat_new_players(out.names)
+                continue
             try:
                 self._perform_one(out)
             except (UserError, OSError) as exc:
@@ -114,6 +134,26 @@ class Table:
                 listener(outputs, self.referee)
             except Exception:  # noqa: BLE001 - a broken page must never stop the game
                 log.exception("a listener failed")
+        for text in afterwards:
+            self.announce(text)
+
+    def _seat_new_players(self, names: tuple[str, ...]) -> list[str]:
+        """Give the new players their seats' lights and remember them; the warnings to say."""
+        warnings = []
+        reseat = getattr(self.lights, "reseat", None)
+        without = reseat(names) if reseat is not None else []
+        if without:
+            # The LEDs in use were fitted to the players at start-up; the next start fits them again.
+            warnings.append(f"{join_names(list(without), 'and')} {'has' if len(without) == 1 else 'have'} "
+                            "no LED until the Pi is started again.")
+        if self.remember_players is not None:
+            try:
+                self.remember_players(names)
+            except UserError as exc:
+                log.error("%s", exc)
+                warnings.append(f"Warning: {_sentence_of(str(exc))} The new players are kept until the Pi is "
+                                "turned off, not after.")
+        return warnings
 
     def _perform_one(self, out) -> None:
         if isinstance(out, Say):

@@ -71,6 +71,9 @@ class SetupChoices:
     variant: str = "classic"
     rate: int = 175  # words per minute
     volume: int = 100  # percent
+    #: The players' names in seat order, when they were set at the table (the scoreboard page); empty:
+    #: the settings file's names, and "Player N" for the seats it does not name.
+    names: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "SetupChoices":
@@ -264,7 +267,12 @@ def setup_path(state_dir: str | Path) -> Path:
 
 
 def choices_to_json(choices: SetupChoices) -> str:
-    return json.dumps({"format": SETUP_FORMAT, "version": SETUP_VERSION, **asdict(choices)}, indent=2) + "\n"
+    data = asdict(choices)
+    if not choices.names:
+        del data["names"]  # the file as before names could be set at the table
+    else:
+        data["names"] = list(choices.names)
+    return json.dumps({"format": SETUP_FORMAT, "version": SETUP_VERSION, **data}, indent=2) + "\n"
 
 
 def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
@@ -296,6 +304,16 @@ def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
             if not ok(data[key]):
                 raise UserError(f"{source}: {key} must be {wanted}, got {data[key]!r}")
             values[key] = data[key]
+    if "names" in data:
+        names = data["names"]
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+            raise UserError(f"{source}: names must be a list of the players' names, got {names!r}")
+        names = tuple(" ".join(n.split()) for n in names)
+        if not 3 <= len(names) <= 20 or len({n.casefold() for n in names}) != len(names):
+            raise UserError(f"{source}: names must be 3 to 20 different names, got {list(names)!r}")
+        if values.setdefault("players", len(names)) != len(names):
+            raise UserError(f"{source}: names has {len(names)} names for {values['players']} players")
+        values["names"] = names
     if "variant" in values:
         # Checked here, with this file named (found by an audit: an unknown variant in setup.json was
         # refused later as the settings file's mistake, which the person then looked for in vain).
@@ -337,6 +355,15 @@ def save_choices(state_dir: str | Path, choices: SetupChoices) -> Path:
     return path
 
 
+def remember_players(settings: Settings, names) -> Path:
+    """Keep the players changed at the table (the scoreboard page) for the next power-on: the remembered
+    setup with these names, the rest of it as it is (or as the settings give it, when none was saved)."""
+    remembered, _ = load_remembered(settings.state_dir)
+    base = remembered or SetupChoices.from_settings(settings)
+    names = tuple(names)
+    return save_choices(settings.state_dir, replace(base, players=len(names), names=names))
+
+
 def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     """The settings with the setup's players, chips, variant, speech rate and volume.
 
@@ -350,7 +377,7 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     >>> s.game.players, s.game.variant, s.speech.rate, s.gpio.seat_leds
     (('Ann', 'Bob', 'Cy', 'Player 4'), 'wild', 350, (17, 27, 22, 23))
     """
-    names = seat_names(settings.game.players, choices.players)
+    names = choices.names or seat_names(settings.game.players, choices.players)
     first = settings.game.first_player
     if first and first != "roll-off" and first not in names:
         first = ""
@@ -570,8 +597,12 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             except UserError as exc:
                 problems.append(f"the new game setup cannot be used ({exc}); playing with the settings as they were")
                 return settings, problems
+            kept = setup.choices
+            if remembered is not None and remembered.names:
+                # Names set at the table stay the players' names (the seats added get "Player N").
+                kept = replace(kept, names=seat_names(remembered.names, kept.players))
             try:
-                save_choices(settings.state_dir, setup.choices)
+                save_choices(settings.state_dir, kept)
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
             return chosen, problems

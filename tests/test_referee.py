@@ -533,3 +533,50 @@ def test_a_roll_off_roll_of_the_wrong_number_of_things_says_what_it_sees_as_a_ga
     assert said(ref.on_roll(clear("4", "5", "6", "1"))) == \
         "Ann rolls three dice, but I see four. Please take one die out and roll all three dice again."
     assert said(ref.on_roll(clear("4", "5", "6"))) == "Ann scores fifteen. Bob, roll three dice."
+
+
+# -- new players at the table (the scoreboard page, or typed) ----------------------------------------
+
+
+def test_new_players_before_the_first_roll_start_a_new_game_with_them_and_are_to_be_remembered():
+    from lcr_pi.referee import NewPlayers
+
+    ref = Referee(GameConfig.create(PLAYERS, starting_chips=4, variant="wild"), first_player="Bob")
+    ref.start()
+    assert ref.can_change_players()
+    out = ref.on_action("players", "Ann\nGrandma\nCy\nDi")
+    assert out[0] == NewPlayers(("Ann", "Grandma", "Cy", "Di"))
+    assert "The players are now Ann, Grandma, Cy and Di, in seat order." in said(out)
+    assert ref.config.players == ("Ann", "Grandma", "Cy", "Di")
+    assert ref.config.starting_chips == 4 and ref.config.variant_name == "wild"  # the rules stay
+    assert ref.game.state.chips == (4, 4, 4, 4) and ref.game.state.current == 0  # Bob, to start, has gone
+    assert any(isinstance(o, Checkpoint) for o in out)  # the new game is saved
+    ref.on_roll(clear("L", "dot", "C"))  # at most three dice
+    assert not ref.can_change_players()
+    out = ref.on_action("players", "Ann\nBob\nCy")
+    assert "can be changed before the first roll" in said(out) and len(ref.config.players) == 4
+    ref.on_action("undo")  # back at the opening: the players can be changed again
+    assert ref.can_change_players()
+
+
+def test_new_players_keep_the_named_first_player_who_stays_and_refuse_bad_names():
+    ref = table(first_player="Cy")
+    ref.on_action("players", "Cy\nDi\nEd")
+    assert ref.game.state.current == 0 and ref.config.players[0] == "Cy"
+    for names, reason in (("Ann\nBob", "at least 3 players"), ("Ann\nann\nBob", "Two players are called")):
+        out = ref.on_action("players", names)
+        assert said(out).startswith("The players were not changed:") and reason in said(out)
+        assert ref.config.players == ("Cy", "Di", "Ed")
+    assert said(ref.on_action("players", "Cy\nDi\nEd")) == "The players are already Cy, Di and Ed."
+
+
+def test_new_players_after_a_game_is_won_start_the_next_one_and_a_series_over_again():
+    ref = table(series_rules=SeriesRules(first_to=2))
+    ref.on_roll(clear("C", "C", "C"))  # Ann: all three in the pot
+    ref.on_roll(clear("C", "C", "C"))  # Bob too: Cy alone holds chips and wins
+    assert ref.phase == "game_over" and ref.series.wins == (0, 0, 1)
+    assert ref.can_change_players()
+    ref.on_action("players", "Ann\nBob\nCy\nDi")
+    assert ref.phase == "await_roll" and ref.game.state.chips == (3, 3, 3, 3)
+    assert ref.series.wins == (0, 0, 0, 0)  # a series of other players is not this one's
+    assert said(ref.on_action("undo")) == "Nothing to undo."  # the game before cannot come back with other players

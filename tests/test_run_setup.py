@@ -219,3 +219,32 @@ def test_a_roll_drops_the_words_of_earlier_turns_still_waiting_to_be_said(tmp_pa
     assert "Ann rolled L, dot, C." in speaker.dropped and "Bob, your turn: roll three dice." in speaker.dropped
     assert speaker.waiting[0] == "Bob rolled C, C, dot."  # the newest roll is said next, not a backlog
     assert "Ann rolled L, dot, C." not in speaker.waiting
+
+
+def test_players_changed_at_the_table_are_remembered_and_a_pulled_plug_resumes_their_game(tmp_path, monkeypatch,
+                                                                                           capsys):
+    # New 2026-12-04: players set from the page (or typed) outlast a power cut. Without remembering them,
+    # the next power-on built the game from the settings file's players, found the saved game "for other
+    # players" and set it aside: the night's game was lost.
+    import json
+
+    state = tmp_path / "state"
+    config = tmp_path / "c.toml"
+    config.write_text(f'[game]\nplayers = ["Ann", "Bob", "Cy"]\n[speech]\nengine = "print"\n'
+                      f'[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("players Ann, Grandma Rose, Cy, Di\nL . C\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
+    out = capsys.readouterr().out
+    assert "The players are now Ann, Grandma Rose, Cy and Di, in seat order." in out
+    assert "Pass one chip to Grandma Rose on your left" in out
+    remembered = json.loads((state / "setup.json").read_text())
+    assert remembered["players"] == 4 and remembered["names"] == ["Ann", "Grandma Rose", "Cy", "Di"]
+    assert run_with(config, monkeypatch) == 0  # the next power-on
+    out = capsys.readouterr().out
+    assert "Welcome back." in out and "The last roll I counted was Ann's: L, dot, C." in out
+    assert "other players" not in out
+    # Names given on the command line win, and what is changed then is said not to be remembered.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("players Xa, Yb, Zc\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--players", "Ann,Bob,Cy", "--new"]) == 0
+    assert "The command line names the players (--players), so the new ones are not remembered" in capsys.readouterr().out
+    assert json.loads((state / "setup.json").read_text())["names"] == ["Ann", "Grandma Rose", "Cy", "Di"]

@@ -706,3 +706,48 @@ def test_a_press_of_confirm_while_a_hand_passes_over_the_dice_is_taken_when_the_
     # A press while the tray is still is taken at once, as before.
     ref, spoken = _rethrow_night(["quiet", "quiet"], press_at=3)
     assert "Ann rolled L, dot, C." in spoken and ref.game.state.rolls == 1
+
+
+def test_new_players_take_the_seats_leds_and_one_past_the_last_led_is_told(tmp_path, factory):
+    # Players set from the scoreboard page or typed (2026-12-04): the LEDs were fitted to the players at
+    # start-up, so a fourth player at a table of three LEDs has none tonight, and the table hears so
+    # after the new game's words; the new players are remembered before the new game is saved.
+    from lcr_pi.outputs.lights import TableLights
+
+    lights = TableLights([2, 3, 4], 5, pin_factory=factory, names=["Ann", "Bob", "Cy"],
+                         blink_on_s=0.001, blink_off_s=0.001, gap_s=0.001)
+    store = GameStore(tmp_path)
+    remembered = []
+
+    def remember(names):
+        remembered.append((names, store.load()["game"]["config"]["players"]))
+
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, lights=lights, store=store,
+                  remember_players=remember)
+    table.start()
+    table.action("players", "Ann\nRose\nCy\nDi")
+    assert remembered == [(("Ann", "Rose", "Cy", "Di"), ["Ann", "Bob", "Cy"])]  # before the new game's save
+    assert speaker.spoken[-1] == "Di has no LED until the Pi is started again."
+    assert speaker.spoken[-2] == "Ann, your turn: roll three dice."
+    assert [factory.pin(p).state for p in (2, 3, 4)] == [1, 0, 0]
+    table.action("roll", "L . C")  # Ann's chip to Rose, seat 2: her LED blinks, then it is her turn
+    assert lights.wait_until_idle(5) and [factory.pin(p).state for p in (2, 3, 4)] == [0, 1, 0]
+    table.action("roll", ". . .")
+    table.action("roll", ". . .")  # Cy's turn is over: Di's, who has no LED, so none is lit
+    assert lights.wait_until_idle(5) and [factory.pin(p).state for p in (2, 3, 4)] == [0, 0, 0]
+    lights.close()
+
+
+def test_new_players_that_cannot_be_remembered_are_played_and_the_table_is_told(tmp_path):
+    def cannot(names):
+        raise UserError("the command line names the players (--players), so the new ones are not remembered")
+
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, store=GameStore(tmp_path),
+                  remember_players=cannot)
+    table.start()
+    table.action("players", "Ann\nRose\nCy")
+    assert table.referee.config.players == ("Ann", "Rose", "Cy")
+    assert speaker.spoken[-1] == ("Warning: The command line names the players (--players), so the new ones are "
+                                  "not remembered. The new players are kept until the Pi is turned off, not after.")

@@ -678,3 +678,62 @@ def test_the_heartbeat_is_an_event_the_page_can_see(tmp_path, monkeypatch):
         stream.close()
         server.stop()
     assert stream.buffer.count(b"event: ping\ndata: 0.2\n\n") >= 2, stream.buffer  # every 0.2 s, saying so
+
+
+def _board_when(client, ok, seconds=5):
+    deadline = time.monotonic() + seconds
+    while True:
+        board = json.loads(client.request("GET", "/board.json")[1])
+        if ok(board) or time.monotonic() > deadline:
+            return board
+        time.sleep(0.02)
+
+
+def test_the_players_can_be_set_from_the_page_before_the_first_roll_and_are_remembered(tmp_path):
+    # Issue #6 promised names "set in the config or on the scoreboard"; only the config could (found
+    # 2026-12-04). A family night where Bob stayed home and Grandma came needs no file edited.
+    remembered = []
+    table = new_table(tmp_path)
+    table.remember_players = remembered.append
+    actions = ActionQueue()
+    server = start_scoreboard(table, actions, "127.0.0.1", 0, pin=PIN)
+    loop = threading.Thread(target=run_loop, args=(table,), kwargs={"actions": actions}, daemon=True)
+    loop.start()
+    client = Client(server)
+    try:
+        assert _board_when(client, lambda b: b["phase"] == "await_roll")["players_changeable"] is True
+        status, body = client.control({"pin": PIN, "names": ["Ann", "  Grandma   Rose ", "Cy", "Di", ""]},
+                                      path="/api/players")
+        assert (status, body) == (202, {"queued": "players", "names": ["Ann", "Grandma Rose", "Cy", "Di"]})
+        board = _board_when(client, lambda b: len(b["players"]) == 4)
+        assert [p["name"] for p in board["players"]] == ["Ann", "Grandma Rose", "Cy", "Di"]
+        assert [p["chips"] for p in board["players"]] == [3, 3, 3, 3]
+        assert remembered == [("Ann", "Grandma Rose", "Cy", "Di")]
+        assert "The players are now Ann, Grandma Rose, Cy and Di, in seat order." in table.speaker.words
+        # The page's Wild and choose checks follow the new names; a roll makes the players fixed.
+        actions.put(("roll", "L dot C"))
+        board = _board_when(client, lambda b: b["rolls"] == 1)
+        assert board["players_changeable"] is False
+        status, body = client.control({"pin": PIN, "names": ["Ann", "Bob", "Cy"]}, path="/api/players")
+        assert status == 409 and "before the first roll" in body["error"]
+        assert len(table.referee.config.players) == 4
+    finally:
+        actions.put(("quit", None))
+        loop.join(timeout=5)
+        server.stop()
+
+
+@pytest.mark.parametrize("names, error", [
+    (["Ann", "Bob"], "Give 3 to 20 names"),
+    ("Ann, Bob, Cy", "as a list"),
+    (["Ann", "Bob", 3], "as a list"),
+    (["Ann", "ann", "Cy"], "different name"),
+    (["Ann", "Bob", "x" * 41], "at most 40 characters"),
+    ([f"P{n}" for n in range(21)], "Give 3 to 20 names"),
+])
+def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names, error):
+    table, actions, server, client = served
+    status, body = client.control({"pin": PIN, "names": names}, path="/api/players")
+    assert status == 400 and error in body["error"]
+    assert actions.empty()
+    assert client.control({"names": ["A", "B", "C"]}, path="/api/players")[0] == 403  # the PIN is needed

@@ -11,7 +11,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
 from lcr_pi.settings import load_settings, with_players
 from lcr_pi.table import Table, run_loop
-from lcr_pi.voice_setup import power_on_setup
+from lcr_pi.voice_setup import power_on_setup, remember_players
 
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
 
@@ -52,6 +52,19 @@ def apply_overrides(settings, args):
     return settings
 
 
+def _players_keeper(settings, args):
+    """Where players changed on the scoreboard page are kept for the next power-on: the remembered setup,
+    which power-on applies unless the command line names the players or the setup is off."""
+    def keep(names) -> None:
+        if args.players:
+            raise UserError("the command line names the players (--players), so the new ones are not remembered")
+        if args.setup == "off":
+            raise UserError("the remembered setup is off (--setup off), so the new players are not remembered")
+        remember_players(settings, names)
+
+    return keep
+
+
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # A mistake that a default makes safe (the voice's rate, a pin name, an unknown key outside [game]
@@ -70,7 +83,8 @@ def run(args) -> int:
     night.problems[:0] = file_problems + setup_problems
     try:
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
-                      sounds=settings.speech.sounds, encode_evidence=encode_evidence, skip_stale_words=True)
+                      sounds=settings.speech.sounds, encode_evidence=encode_evidence, skip_stale_words=True,
+                      remember_players=_players_keeper(settings, args))
         scoreboard = None
         if args.web is not None or settings.web.enabled:
             from lcr_pi.web import start_web

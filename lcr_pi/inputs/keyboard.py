@@ -42,7 +42,8 @@ WORDS = {
 
 COMMANDS_HELP = (
     "a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), "
-    "choose (the next choice), choose N or a player's name (in a wild decision), help, quit"
+    "choose (the next choice), choose N or a player's name (in a wild decision), "
+    "players Ann, Bob, Cy (new players, before a game's first roll or after its end), help, quit"
 )
 
 
@@ -56,9 +57,11 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
     (('roll', '4 1 6'), ('undo', None), ('new_game', None))
     >>> parse_command("choose 2"), parse_command("choose")
     (('choose', '2'), ('choose', None))
+    >>> parse_command("players Ann, Grandma Rose, Cy")
+    ('players', 'Ann\\nGrandma Rose\\nCy')
     >>> parse_command("jump")
     Traceback (most recent call last):
-    lcr_pi.errors.UserError: unknown command 'jump': type a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), choose (the next choice), choose N or a player's name (in a wild decision), help, quit
+    lcr_pi.errors.UserError: unknown command 'jump': type a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), choose (the next choice), choose N or a player's name (in a wild decision), players Ann, Bob, Cy (new players, before a game's first roll or after its end), help, quit
     """
     text = " ".join(line.split())
     if not text:
@@ -67,6 +70,9 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
     word = first.lower()
     if word == "choose":
         return ("choose", _choice(rest, players) if rest else None)
+    if word == "players" and rest:
+        # In seat order, separated by commas (a name may have spaces): the referee checks them.
+        return ("players", "\n".join(n.strip() for n in rest.split(",") if n.strip()))
     if word == "new" and rest.lower() in ("", "game"):
         return ("new_game", None)
     if word in WORDS and not rest:
@@ -118,14 +124,15 @@ class KeyboardInput:
         stream: TextIO | None = None,
         *,
         on_action: Callable[[str, str | None], None] | None = None,
-        players: Sequence[str] = (),
+        players: Sequence[str] | Callable[[], Sequence[str]] = (),
         on_error: Callable[[str], None] | None = None,
         eof_action: str | None = "tty",
     ):
         self.stream = stream if stream is not None else sys.stdin
         self.actions = ActionQueue()
         self.on_action = on_action or self.actions.put_action
-        self.players = tuple(players)  # replace when a new game seats other players
+        # The names "choose" takes: a callable is asked at each line (the players can change in a night).
+        self.players = players if callable(players) else tuple(players)
         self.on_error = on_error or (lambda message: print(message, file=sys.stderr, flush=True))
         if eof_action == "tty":
             eof_action = "quit" if _isatty(self.stream) else None
@@ -139,7 +146,7 @@ class KeyboardInput:
             if self._stopped.is_set():
                 return
             try:
-                action, arg = parse_command(line, self.players)
+                action, arg = parse_command(line, self.players() if callable(self.players) else self.players)
             except UserError as error:
                 self.on_error(str(error))
                 continue

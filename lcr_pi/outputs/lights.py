@@ -196,6 +196,22 @@ class TableLights:
     def off(self) -> None:
         self.show_turn(None)
 
+    def reseat(self, names: Sequence[str]) -> list[str]:
+        """New players at the table (names in seat order): the LEDs light their seats from now on, all
+        off until the next command; returns the players past the last LED, who have none.
+
+        >>> from gpiozero.pins.mock import MockFactory
+        >>> lights = TableLights([2, 3, 4], 5, pin_factory=MockFactory(), names=["Ann", "Bob", "Cy"])
+        >>> lights.reseat(["Ann", "Rose", "Cy", "Di"]), lights.n_seats
+        (['Di'], 4)
+        >>> lights.close()
+        """
+        with self._lock:
+            self._interrupt()
+            self._steady = None
+            self.n_seats = len(names)
+        return list(names[len(self.seats):])
+
     def wait_until_idle(self, timeout: float) -> bool:
         """Wait for the running sequence to finish; False if ``timeout`` seconds passed first."""
         with self._lock:

@@ -6,8 +6,9 @@ Routes, all fixed (nothing in a request names a file):
 * ``GET /board.json`` the board now; ``GET /events`` the board as server-sent events, whole each time;
 * ``GET /evidence.jpg`` the photo of the last read roll, with the reader's overlay (the one file the
   table kept last, whatever the query string says);
-* ``POST /api/action`` and ``POST /api/speech`` the controls: only with a PIN in the config, checked on
-  every request, and only names from :data:`CONTROL_ACTIONS`.
+* ``POST /api/action``, ``POST /api/speech`` and ``POST /api/players`` the controls: only with a PIN in
+  the config, checked on every request, and only names from :data:`CONTROL_ACTIONS`; the players (names
+  in seat order) start a new game with them, before a game's first roll or after its end.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ CONTROL_ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", 
 MAX_STREAMS = 32
 HEARTBEAT_SECONDS = 15.0
 MAX_BODY = 2048
+#: The players the page may seat: as many as the voice setup's largest table and the settings file's
+#: checks allow; a name as long as a phone's button shows.
+MIN_PLAYERS, MAX_PLAYERS, MAX_NAME = 3, 20, 40
 
 SECURITY_HEADERS = (
     ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -85,7 +89,9 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
     guard = PinGuard(pin) if pin else None
     page = _asset("index.html")
     assets = {name: _asset(name) for name in STATIC}
-    players = board.table.referee.config.players
+
+    def players() -> tuple[str, ...]:
+        return board.table.referee.config.players  # read each time: the players can be changed
 
     def json_response(data, status=200, headers=None):
         return bottle.HTTPResponse(json.dumps(data), status, {
@@ -197,7 +203,7 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             if name not in CONTROL_ACTIONS:
                 raise Refused(400, f"Unknown action. Actions: {', '.join(CONTROL_ACTIONS)}.")
             if name == "choose":
-                if choice is not None and choice not in players:
+                if choice is not None and choice not in players():
                     raise Refused(400, "Choose one of the players by name.")
             elif choice is not None:
                 raise Refused(400, "Only 'choose' takes a player.")
@@ -205,6 +211,28 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             return json_response({"error": exc.message}, exc.status, exc.headers)
         actions.put((name, choice))
         return json_response({"queued": name}, 202)
+
+    @app.post("/api/players")
+    def change_players():
+        try:
+            body = authorised()
+            names = body.get("names")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise Refused(400, "Send the names as a list, in seat order.")
+            names = [" ".join(n.split()) for n in names if n.strip()]
+            if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+                raise Refused(400, f"Give {MIN_PLAYERS} to {MAX_PLAYERS} names, one for each player, in seat order.")
+            if any(len(n) > MAX_NAME for n in names):
+                raise Refused(400, f"A name may have at most {MAX_NAME} characters.")
+            if len({n.casefold() for n in names}) != len(names):
+                raise Refused(400, "Every player needs a different name.")
+            if not board.table.referee.can_change_players():
+                # Checked again by the referee when the request's turn comes; this answers at once.
+                raise Refused(409, "The players can be changed before the first roll of a game or once it is over.")
+        except Refused as exc:
+            return json_response({"error": exc.message}, exc.status, exc.headers)
+        actions.put(("players", "\n".join(names)))
+        return json_response({"queued": "players", "names": names}, 202)
 
     @app.post("/api/speech")
     def speech():

@@ -48,6 +48,7 @@ def board_snapshot(referee) -> dict:
         "players": players,
         "pot": state.pot if state else 0,
         "phase": referee.phase,
+        "players_changeable": referee.can_change_players(),
         "variant": config.variant_name,
         "rolls": state.rolls if state else 0,
         "turn": _turn(referee),

@@ -6,7 +6,8 @@
 //  * the live region (role=log, aria-live=polite) receives the referee's announcements;
 //  * the photo of the last read roll loads, with a text alternative naming the faces;
 //  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
-//    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change;
+//    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change,
+//    and the players are named before the first roll (not once the game has begun);
 //  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
 //  * the page reconnects by itself after its server goes away and comes back (a turn played meanwhile),
 //    and says it is not live when the server goes silent without closing (a power cut), catching up after;
@@ -158,7 +159,8 @@ try {
     reached.push(focused.id);
   }
   assert.equal(reached[0], "skip", "the first Tab reaches the skip link");
-  for (const id of ["theme", "pin", "confirm", "undo", "repeat", "status", "new-game", "rate", "volume"]) {
+  for (const id of ["theme", "pin", "confirm", "undo", "repeat", "status", "new-game", "rate", "volume",
+    "player-names", "players-submit"]) {
     assert.ok(reached.includes(id), `Tab never reaches ${id} (reached ${reached.join(", ")})`);
   }
   await page.focus("#new-game");
@@ -166,6 +168,21 @@ try {
   assert.equal(await page.evaluate(() => document.activeElement.id), "new-game-cancel", "New game asks first");
   await page.keyboard.press("Enter");
   assert.equal(await page.isVisible("#new-game-confirm"), false, "Cancel closes the question");
+
+  // The players, named from the page before the first roll (issue #6: names are set "in the config or
+  // on the scoreboard"): a new game with them, said, and shown.
+  assert.equal(await page.inputValue("#player-names"), "Ann\nBob\nCy\nDee");
+  assert.equal(await page.isEnabled("#players-submit"), true, "the players cannot be changed before the first roll");
+  await page.fill("#pin", PIN);
+  await page.fill("#player-names", "Ann\nBob\nCy\n  Dee   Dee ");
+  await page.click("#players-submit");
+  await controlResult(page, "New game with Ann, Bob, Cy, Dee Dee.");
+  await expectSaid(page, "The players are now Ann, Bob, Cy and Dee Dee, in seat order.", "new players");
+  await page.waitForFunction(() => document.getElementById("player-names").value === "Ann\nBob\nCy\nDee Dee");
+  state = await gm("/state");
+  assert.deepEqual(state.players, ["Ann", "Bob", "Cy", "Dee Dee"]);
+  await expectBoard(page, state, "new players");
+  await page.waitForFunction(() => document.querySelectorAll("#players li")[3].textContent.includes("Dee Dee"));
 
   // Turns, each checked as it arrives.
   for (let turn = 1; turn <= 6; turn++) {
@@ -178,6 +195,12 @@ try {
     summary.turns_checked++;
   }
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
+  // The game has begun: the players stay (the button is off, and the server refuses them too).
+  assert.equal(await page.isEnabled("#players-submit"), false, "the players can be changed mid-game");
+  const midGame = await page.evaluate(async (pin) => (await fetch("/api/players", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin, names: ["X", "Y", "Z"] }),
+  })).status, PIN);
+  assert.equal(midGame, 409, "new players mid-game are refused");
 
   // The photo of the last read roll, with its text alternative.
   await page.waitForFunction(() => { const img = document.getElementById("photo-img"); return img.complete && img.naturalWidth > 0; });
@@ -221,7 +244,7 @@ try {
   await choice.focus();
   await page.keyboard.press("Enter");
   const decider = state.current;
-  const victimSeat = ["Ann", "Bob", "Cy", "Dee"].indexOf(victim);
+  const victimSeat = state.players.indexOf(victim);
   const wanted = state.chips.map((c, seat) => c + (seat === decider ? 1 : 0) - (seat === victimSeat ? 1 : 0));
   for (let i = 0; i < 50 && (state = await gm("/state")).phase === "await_decision"; i++) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(state.chips, wanted, `${victim} gave a chip`);

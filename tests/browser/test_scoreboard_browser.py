@@ -144,7 +144,8 @@ class GameMaster:
         return {
             "chips": list(s.chips), "pot": s.pot, "current": s.current, "dice": s.dice_to_roll,
             "phase": ref.phase, "rolls": s.rolls, "winner": s.winner,
-            "choices": [self.config.players[x] for x in s.pending.eligible if s.chips[x]] if s.pending else [],
+            "players": list(ref.config.players),
+            "choices": [ref.config.players[x] for x in s.pending.eligible if s.chips[x]] if s.pending else [],
             "said": self.speaker.words[-1] if self.speaker.words else "",
             "odds": odds_view(odds_for_state(s))["percent"],
             "speech": list(SpeakerControl.of(self.speaker).get()),

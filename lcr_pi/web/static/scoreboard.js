@@ -128,6 +128,12 @@
         $("choices").replaceChildren();
       }
     }
+    const names = $("player-names");
+    if (document.activeElement !== names && !names.dataset.edited) names.value = b.players.map((p) => p.name).join("\n");
+    $("players-submit").disabled = !b.players_changeable;
+    $("players-hint").textContent = b.players_changeable
+      ? "Starts a new game with these players."
+      : "The players can be changed before a game's first roll or once it is over.";
     const form = $("speech-form");
     form.hidden = !b.speech;
     if (b.speech) {
@@ -278,6 +284,15 @@
     for (const name of ["rate", "volume"]) {
       $(name).addEventListener("input", () => { $(name).dataset.edited = "1"; });
     }
+    $("player-names").addEventListener("input", () => { $("player-names").dataset.edited = "1"; });
+    $("players-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const names = $("player-names").value.split("\n").map((n) => n.trim()).filter((n) => n);
+      post("/api/players", { names }, (data) => {
+        delete $("player-names").dataset.edited;
+        return `New game with ${data.names.join(", ")}.`;
+      });
+    });
     $("speech-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const rate = Number($("rate").value);
