@@ -202,6 +202,12 @@ def test_nothing_saved_means_the_settings_file_as_it_is(tmp_path):
     # [game] unknown variant"), and the person looked for it in the wrong file.
     ('{"format": "lcr-pi-setup", "version": 1, "variant": "wildd"}', "setup.json: variant: unknown variant 'wildd'"),
     ('{"format": "lcr-pi-setup", "version": 1, "variant": "wild+wild-win"}', "either 'wild' or 'wild-win'"),
+    # Names set at the table (the scoreboard page, 2026-12-04), each mistake named.
+    ('{"format": "lcr-pi-setup", "version": 1, "names": "Ann, Bob, Cy"}', "names must be a list of the players' names"),
+    ('{"format": "lcr-pi-setup", "version": 1, "names": ["Ann", "", "Cy"]}', "names must be a list of the players' names"),
+    ('{"format": "lcr-pi-setup", "version": 1, "names": ["Ann", "ann", "Cy"]}', "names must be 3 to 20 different names"),
+    ('{"format": "lcr-pi-setup", "version": 1, "players": 4, "names": ["Ann", "Bob", "Cy"]}',
+     "names has 3 names for 4 players"),
 ])
 def test_a_damaged_remembered_setup_is_named_and_the_defaults_are_used(tmp_path, content, expected):
     setup_path(tmp_path).write_text(content)
@@ -213,6 +219,22 @@ def test_a_damaged_remembered_setup_is_named_and_the_defaults_are_used(tmp_path,
                               source="t")
     used, problems = power_on_setup(settings, mode="remembered")
     assert used == settings and problems == [problem]
+
+
+def test_names_set_at_the_table_are_the_seats_names_and_a_new_setup_keeps_them(tmp_path):
+    from lcr_pi.voice_setup import remember_players
+
+    settings = parse_settings(f"[game]\nplayers = ['Ann', 'Bob', 'Cy']\nstarting_chips = 4\n[storage]\nstate_dir = '{tmp_path}'\n",
+                              source="t")
+    remember_players(settings, ("Ann", "Grandma Rose", "Cy", "Di"))
+    choices, problem = load_remembered(tmp_path)
+    assert problem is None and choices.names == ("Ann", "Grandma Rose", "Cy", "Di") and choices.players == 4
+    assert choices.starting_chips == 4  # the rest as the settings give it
+    played = apply_choices(settings, choices)
+    assert played.game.players == ("Ann", "Grandma Rose", "Cy", "Di")
+    # A remembered setup without names reads as before (the file has no "names" key then).
+    save_choices(tmp_path, SetupChoices(players=3))
+    assert "names" not in setup_path(tmp_path).read_text() and load_remembered(tmp_path)[0].names == ()
 
 
 def test_an_unknown_variant_in_the_file_is_refused_with_the_names():
