@@ -21,8 +21,9 @@ JSON_KEYS = ("die_accuracy", "image_accuracy", "recall", "precision", "unsure_ra
 def add_arguments(parser) -> None:
     parser.add_argument("folder", metavar="DIR", help="folder holding labels.jsonl and the images it names")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the metrics")
-    parser.add_argument("--kind", choices=["auto", "pip", "lcr", "wild"], default="auto",
-                        help="which dice are on the tray (default: decide from the frame)")
+    parser.add_argument("--kind", choices=["labels", "auto", "pip", "lcr", "wild"], default="labels",
+                        help="which dice are on the tray, as a night's settings name them (default: the kind the "
+                             "folder's labels show; auto: each frame decides)")
     parser.add_argument("--models", default=None, help="folder with the model files (default: the shipped models/)")
     parser.add_argument("--limit", type=int, default=None, help="read only the first N images")
     parser.add_argument("--errors", action="store_true", help="list every image that was not read correctly")
@@ -91,19 +92,23 @@ def print_outcomes(why: dict | None) -> None:
 
 
 def run(args) -> int:
-    from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder
+    from lcr_pi.vision.dataset import apply_corrections, labelled_kind, load_corrections, load_roll_folder
     from lcr_pi.vision.reader import DiceReader
 
     items = load_roll_folder(args.folder)  # report label problems before loading models
     applied = stale = ()
     if args.corrections:
         items, applied, stale = apply_corrections(items, load_corrections(args.corrections), args.folder)
+    # The reader is told the kind of dice as a night is (its settings name them): without it a lone die
+    # showing one pip, read as an LCR dot in a folder of pip dice, counts as sure and wrong, which no
+    # night with its kind set would say.
+    kind = labelled_kind(items[:args.limit]) if args.kind == "labels" else args.kind
     reader = DiceReader(args.models)
-    metrics, rows = evaluate_folder(args.folder, reader.read, args.kind, args.limit, items)
+    metrics, rows = evaluate_folder(args.folder, reader.read, kind, args.limit, items)
     why = dice_outcomes(rows, reader.settings.sure_confidence) if args.why else None
     if args.json:
         print(json.dumps({k: round(metrics[k], 6) for k in JSON_KEYS}
-                         | {"silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
+                         | {"kind": kind, "silent_error_rate_counted": round(metrics["silent_error_rate_counted"], 6),
                             "guess_accuracy": round(metrics["guess_accuracy"], 6),
                             "images": metrics["images"], "dice": metrics["dice"]}
                          | {k: (None if metrics[k] is None else round(metrics[k], 6))
@@ -114,6 +119,7 @@ def run(args) -> int:
     else:
         print(f"{args.folder}: {metrics['images']} images, {metrics['dice']} dice"
               + (f" (and {metrics['leaning_images']} with a leaning die, judged apart)" if metrics["leaning_images"] else ""))
+        print(f"  dice kind         {kind}" + (" (from the labels)" if args.kind == "labels" else ""))
         if args.corrections:
             print(f"  labels corrected  {len(applied)} {'die' if len(applied) == 1 else 'dice'} (from {args.corrections})")
         for c in stale:

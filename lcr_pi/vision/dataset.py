@@ -149,6 +149,29 @@ def load_roll_folder(folder: str | os.PathLike) -> list[LabelledImage]:
     return items
 
 
+def labelled_kind(items) -> str:
+    """The kind of dice a folder's labels show, as a night's settings would name it: "pip" when every
+    face is 1-6, "wild" when they are LCR faces with a W, "lcr" when LCR faces without; "auto" (the
+    frame decides) when both kinds appear, or no face at all. A lone die showing one pip is an LCR dot
+    or a pip 1 alike to the camera: the labels say which the table plays.
+
+    >>> def photo(*faces):
+    ...     return parse_label_line(json.dumps({"image": "a.jpg", "faces": faces}), 1, "x/labels.jsonl")
+    >>> labelled_kind([photo("1", "6")]), labelled_kind([photo("dot", "L")]), labelled_kind([photo("W", "C")])
+    ('pip', 'lcr', 'wild')
+    >>> labelled_kind([photo("1"), photo("W", "C")]), labelled_kind([])
+    ('auto', 'auto')
+    """
+    faces = {face for item in items for face in item.faces}
+    if not faces:
+        return "auto"
+    if faces <= set(PIP_FACES):
+        return "pip"
+    if faces <= set(LCR_FACES):
+        return "wild" if "W" in faces else "lcr"
+    return "auto"
+
+
 def read_image(path: str | os.PathLike) -> np.ndarray:
     """Read an image file as a BGR uint8 array, or raise UserError naming the file.
 

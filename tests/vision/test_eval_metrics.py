@@ -286,12 +286,16 @@ def test_eval_reports_leaning_dice_of_a_rendered_folder(tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", str(folder), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "lcr"  # the kind of dice the labels show, as a night's settings would tell the reader
     assert out["leaning_images"] == leaning and out["images"] == len(labels) - leaning
     assert 0.0 <= out["leaning_caught_rate"] <= 1.0 and 0.0 <= out["leaning_announced_rate"] <= 1.0
     assert out["die_accuracy"] <= out["guess_accuracy"] <= 1.0 and "unsure_guess_right_rate" in out
     assert main(["eval", str(folder)]) == 0
     text = capsys.readouterr().out
     assert f"and {leaning} with a leaning die, judged apart" in text and "best guesses" in text
+    assert "dice kind         lcr (from the labels)" in text
+    assert main(["eval", str(folder), "--json", "--kind", "auto"]) == 0
+    assert json.loads(capsys.readouterr().out)["kind"] == "auto"  # each frame decides, when asked
     # --why accounts for every labelled die of the other pictures, once.
     assert main(["eval", str(folder), "--json", "--why"]) == 0
     out = json.loads(capsys.readouterr().out)
