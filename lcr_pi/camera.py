@@ -11,6 +11,8 @@ growing pause, and tells the table while the camera is away.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import logging
 import sys
 import time
@@ -83,6 +85,19 @@ class PiCameraSource:
         self.camera.close()
 
 
+@contextmanager
+def quiet_opencv():
+    """OpenCV's own log lines off while a camera is opened: a webcam that is not there prints
+    "[ERROR:0@0.4] global obsensor_uvc_stream_channel.cpp:163 ... Camera index out of range" before
+    the message that says so in words (found 2026-12-04 in ``lcr-pi doctor``'s output on a laptop)."""
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
 class OpenCVSource:
     """A USB webcam (``index``) or a video file (``path``) through OpenCV.
 
@@ -98,7 +113,8 @@ class OpenCVSource:
         if self.is_file and not Path(target).is_file():
             raise UserError(f"video file {target} does not exist")
         self.recording = self.is_file and not loop  # it ends; a webcam does not
-        self.capture = cv2.VideoCapture(target)
+        with quiet_opencv():
+            self.capture = cv2.VideoCapture(target)
         if not self.capture.isOpened():
             what = f"video file {target}" if self.is_file else f"webcam {target}"
             raise UserError(f"cannot open {what}")

@@ -219,3 +219,26 @@ def test_more_players_than_seat_leds_light_the_leds_there_are(factory):
             lights.show_turn(7)
     finally:
         lights.close()
+
+
+def test_without_a_pin_library_the_message_names_each_one_tried_and_nothing_else_is_printed(monkeypatch, recwarn):
+    # Found 2026-12-04: on a laptop, lcr-pi doctor printed four gpiozero warnings before its own sentence.
+    import warnings
+
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory, PinFactoryFallback
+
+    from lcr_pi.outputs.lights import pin_factory_or_default
+
+    def no_gpio():
+        warnings.warn(PinFactoryFallback("Falling back from lgpio: No module named 'lgpio'"))
+        warnings.warn(PinFactoryFallback("Falling back from native: unable to locate Pi revision"))
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "ensure_pin_factory", staticmethod(no_gpio))
+    with pytest.raises(UserError) as error:
+        pin_factory_or_default()
+    assert str(error.value).startswith("cannot drive GPIO pins on this computer (lgpio: No module named 'lgpio'; "
+                                       "native: unable to locate Pi revision); on a Raspberry Pi")
+    assert not [w for w in recwarn if issubclass(w.category, PinFactoryFallback)]

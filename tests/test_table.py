@@ -751,3 +751,12 @@ def test_new_players_that_cannot_be_remembered_are_played_and_the_table_is_told(
     assert table.referee.config.players == ("Ann", "Rose", "Cy")
     assert speaker.spoken[-1] == ("Warning: The command line names the players (--players), so the new ones are "
                                   "not remembered. The new players are kept until the Pi is turned off, not after.")
+
+
+def test_a_webcam_that_is_not_there_is_said_in_words_without_opencvs_own_log_lines(capfd):
+    # Found 2026-12-04: lcr-pi doctor on a laptop printed "[ERROR:0@0.4] global obsensor_uvc_stream_channel.cpp:163
+    # getStreamChannelGroup Camera index out of range" (and FFMPEG's warnings) before saying so in words.
+    with pytest.raises(UserError, match="cannot open webcam 99"):
+        OpenCVSource(99)
+    printed = capfd.readouterr()
+    assert "[ERROR" not in printed.err and "[ WARN" not in printed.err, printed.err

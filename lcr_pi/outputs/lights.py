@@ -14,14 +14,18 @@ mock LEDs in the terminal.
 
 from __future__ import annotations
 
+import logging
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from gpiozero import LED, Buzzer, Device
-from gpiozero.exc import BadPinFactory, GPIOZeroError, PinInvalidPin
+from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback, PinInvalidPin
 
 from lcr_pi.errors import UserError
 from lcr_pi.rules.events import ChipMove
+
+log = logging.getLogger("lcr_pi.lights")
 
 PinSpec = int | str
 
@@ -32,11 +36,28 @@ def pin_factory_or_default(pin_factory=None):
     """The factory to use: the given one, else gpiozero's default (explained if this computer has none)."""
     if pin_factory is not None:
         return pin_factory
-    try:
-        Device.ensure_pin_factory()
-    except (BadPinFactory, ImportError, OSError) as exc:
+    # gpiozero warns once for each pin library it cannot load before the one it uses (lgpio missing,
+    # then RPi.GPIO...): on a laptop four tracebacks-like warnings came before the sentence that says
+    # what to do (found 2026-12-04 in lcr-pi doctor's output). They go to the log, and name what was
+    # tried when none loads.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            Device.ensure_pin_factory()
+            failure = None
+        except (BadPinFactory, ImportError, OSError) as exc:
+            failure = exc
+    tried = []
+    for warning in caught:
+        if issubclass(warning.category, PinFactoryFallback):
+            log.info("GPIO: %s", warning.message)
+            tried.append(str(warning.message).removeprefix("Falling back from "))
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if failure is not None:
+        reasons = "; ".join(tried) if tried else str(failure)
         raise UserError(
-            f"cannot drive GPIO pins on this computer ({exc}); on a Raspberry Pi, the user running lcr-pi "
+            f"cannot drive GPIO pins on this computer ({reasons}); on a Raspberry Pi, the user running lcr-pi "
             "must be in the gpio group (sudo usermod -aG gpio,video,audio lcr-pi, then restart) and python3-lgpio "
             "installed; on a laptop run `lcr-pi demo`, or set GPIOZERO_PIN_FACTORY=mock to try with simulated pins"
         ) from None
