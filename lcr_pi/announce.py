@@ -152,6 +152,19 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
     return []
 
 
+def as_sentence(text: str) -> str:
+    """A message (an error's words) said as a sentence: a capital first, a full stop last.
+
+    >>> as_sentence("the command line names the players"), as_sentence("Done!"), as_sentence("  ")
+    ('The command line names the players.', 'Done!', '')
+    """
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def _moves_sentence(e: ev.RollResolved, players) -> str:
     if not e.moves:
         # With a W the Wild sentence that follows says what happens; otherwise every die was a dot.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import announce, chips, dice, join_names, number, spoken_faces, wins_tally
+from lcr_pi.announce import announce, as_sentence, chips, dice, join_names, number, spoken_faces, wins_tally
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -280,7 +280,7 @@ class Referee:
                 # hidden): its own words say where, not a parse error (found by an audit). No guess can
                 # be confirmed: the dice are thrown again.
                 reason = obs.message or "I am not sure of the dice"
-                return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
+                return [Attention()] + self._speak([f"{as_sentence(reason)} {player}, please roll again."])
             return [Attention()] + self._speak([f"I could not read that roll ({exc}). {player}, please roll again."])
         if "W" in obs.faces and not self.config.wild:
             if obs.verdict != "clear":
@@ -288,7 +288,7 @@ class Referee:
                 # ordinary dice, read unsure with finds off the dice, were said to show a W); its
                 # guess cannot be confirmed either, so the dice are thrown again.
                 reason = obs.message or "I am not sure of the dice"
-                return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
+                return [Attention()] + self._speak([f"{as_sentence(reason)} {player}, please roll again."])
             return [Attention()] + self._speak(
                 [f"I see a W face, but this game is not played with Wild dice. {player}, please roll again."])
         if obs.verdict != "clear":
@@ -300,7 +300,7 @@ class Referee:
             reason = obs.message or ("a die may be leaning, so it cannot be read" if cocked else "I am not sure of the dice")
             guess = spoken_faces(obs.faces)
             return [Attention()] + self._speak([
-                f"{_sentence(reason)} {player}, please roll again. "
+                f"{as_sentence(reason)} {player}, please roll again. "
                 f"Or, if the dice {'lie flat and ' if cocked else ''}show {guess}, press confirm."
             ], keep=True)
         return self._apply_roll(obs)
@@ -492,12 +492,12 @@ class Referee:
             # Only the reader's other doubt is said: the question of ones and dots asks for a press of
             # confirm that a roll-off does not take ("Nothing to confirm"; found by an audit).
             reason = obs.message.replace(ONE_PIP_QUESTION, "").strip() or "I cannot read the dice"
-            return [Attention()] + self._speak([f"{_sentence(reason)} {player}, please roll again."])
+            return [Attention()] + self._speak([f"{as_sentence(reason)} {player}, please roll again."])
         before = self.roll_off
         try:
             self.roll_off, events = self.roll_off.record(self.roll_off.next_seat, obs.faces)
         except UserError as exc:
-            return [Attention()] + self._speak([f"{_sentence(str(exc))} {player}, please roll three dice again."])
+            return [Attention()] + self._speak([f"{as_sentence(str(exc))} {player}, please roll three dice again."])
         self._roll_offs_before.append(before)
         out = self._speak(announce(events, self.config.players))
         if self.roll_off.winner is not None:
@@ -539,7 +539,7 @@ class Referee:
             config = GameConfig.create(wanted, starting_chips=self.config.starting_chips,
                                        variant=self.config.variant_name, wild_pip=self.config.wild_pip)
         except UserError as exc:
-            return self._speak([f"The players were not changed: {_sentence(str(exc))}"], keep=False)
+            return self._speak([f"The players were not changed: {as_sentence(str(exc))}"], keep=False)
         if config.players == self.config.players:
             return self._speak([f"The players are already {join_names(config.players, 'and')}."], keep=False)
         self.config = config
@@ -592,7 +592,7 @@ class Referee:
                 # player with a name of more than 40 characters was refused); other text is cut short.
                 seat = self.config.seat_of(name if named else name[:40])
             except UserError as exc:
-                return self._speak([_sentence(str(exc))], keep=False)
+                return self._speak([as_sentence(str(exc))], keep=False)
             if seat not in candidates:
                 names = join_names([self.config.players[s] for s in candidates], "or")
                 return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."], keep=False)
@@ -623,7 +623,7 @@ class Referee:
         try:
             events = self.game.choose(pending.seat, picked)
         except UserError as exc:
-            return self._speak([_sentence(str(exc)), self._choice_help()])
+            return self._speak([as_sentence(str(exc)), self._choice_help()])
         self.phase = "await_roll"
         return self._after_events(events, record={"choose": [self.config.players[s] for s in picked]})
 
@@ -859,13 +859,6 @@ class Referee:
 BUTTON_GUIDE = ("Buttons: confirm, undo to take back the last turn, repeat to hear the last words again, "
                 "status for everyone's chips, choose for a Wild choice. Hold confirm for a new game.")
 
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return ""
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _cap(text: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcr_pi.announce import join_names
+from lcr_pi.announce import as_sentence, join_names
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import roll_tokens
 from lcr_pi.persist import GameStore
@@ -35,11 +35,6 @@ from lcr_pi.referee import (
 )
 
 log = logging.getLogger("lcr_pi.table")
-
-
-def _sentence_of(text: str) -> str:
-    text = text.strip()
-    return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
 class NoLights:
@@ -151,7 +146,7 @@ class Table:
                 self.remember_players(names)
             except UserError as exc:
                 log.error("%s", exc)
-                warnings.append(f"Warning: {_sentence_of(str(exc))} The new players are kept until the Pi is "
+                warnings.append(f"Warning: {as_sentence(str(exc))} The new players are kept until the Pi is "
                                 "turned off, not after.")
         return warnings
 

@@ -49,6 +49,9 @@ SETUP_FORMAT = "lcr-pi-setup"
 SETUP_VERSION = 1
 
 PLAYER_COUNTS = tuple(range(3, 13))
+#: How many players a remembered setup may seat: the buttons offer up to 12 (PLAYER_COUNTS), names set
+#: at the table (the scoreboard page) up to 20.
+MIN_PLAYERS, MAX_PLAYERS = 3, 20
 CHIP_COUNTS = (3, 4, 5)
 VARIANTS = ("classic", "wild", "wild-win", "last-chip")
 RATES = (("slow", 140), ("normal", 175), ("fast", 250), ("very fast", 350), ("fastest", 450))
@@ -292,7 +295,7 @@ def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
     if data.get("version") != SETUP_VERSION:
         raise UserError(f"{source} has version {data.get('version')!r}; this lcr-pi reads version {SETUP_VERSION}")
     checks = {
-        "players": (lambda v: _whole(v, 3, 20), "a whole number from 3 to 20"),
+        "players": (lambda v: _whole(v, MIN_PLAYERS, MAX_PLAYERS), f"a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}"),
         "starting_chips": (lambda v: _whole(v, 1, 100), "a whole number from 1 to 100"),
         "variant": (lambda v: isinstance(v, str) and bool(v.strip()), "a variant name such as 'classic'"),
         "rate": (lambda v: _whole(v, 80, 450), "a whole number from 80 to 450"),
@@ -309,8 +312,8 @@ def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
         if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
             raise UserError(f"{source}: names must be a list of the players' names, got {names!r}")
         names = tuple(" ".join(n.split()) for n in names)
-        if not 3 <= len(names) <= 20 or len({n.casefold() for n in names}) != len(names):
-            raise UserError(f"{source}: names must be 3 to 20 different names, got {list(names)!r}")
+        if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS or len({n.casefold() for n in names}) != len(names):
+            raise UserError(f"{source}: names must be {MIN_PLAYERS} to {MAX_PLAYERS} different names, got {list(names)!r}")
         if values.setdefault("players", len(names)) != len(names):
             raise UserError(f"{source}: names has {len(names)} names for {values['players']} players")
         values["names"] = names

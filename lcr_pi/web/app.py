@@ -23,6 +23,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import bottle
 
+from lcr_pi.voice_setup import MAX_PLAYERS, MIN_PLAYERS
 from lcr_pi.web.lan import check_bind, is_lan_address
 from lcr_pi.web.live import LiveBoard, PinGuard
 
@@ -35,9 +36,9 @@ CONTROL_ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", 
 MAX_STREAMS = 32
 HEARTBEAT_SECONDS = 15.0
 MAX_BODY = 2048
-#: The players the page may seat: as many as the voice setup's largest table and the settings file's
-#: checks allow; a name as long as a phone's button shows.
-MIN_PLAYERS, MAX_PLAYERS, MAX_NAME = 3, 20, 40
+#: The longest name the page takes: as long as a phone's button shows. How many players it may seat is
+#: what a remembered setup may hold (the names are remembered there).
+MAX_NAME = 40
 
 SECURITY_HEADERS = (
     ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
