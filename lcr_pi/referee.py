@@ -223,11 +223,15 @@ class Referee:
             self.roll_off = RollOff.start(self.config)
             out = self._speak(announce(self.roll_off.opening_events(), self.config.players))
             out += [ShowTurn(self.roll_off.next_seat)]
-            return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], keep=True)
+            # Repeat says the roll-off's opening too, not only whose roll it is (found by an audit:
+            # repeat after the opening said just "Ann, roll three dice").
+            return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], extend=True)
         self.roll_off = None
         self.game = Game(self.config, first=first)
         self.phase = "await_roll"
-        out = self._speak(announce(self.game.opening, self.config.players))
+        # After the roll-off's deciding roll, repeat says that roll's score and who won it before the
+        # game's opening (found by an audit: it said the opening alone).
+        out = self._speak(announce(self.game.opening, self.config.players), extend=after_roll_off)
         out.append(ShowTurn(first))
         out.append(self._checkpoint("game_started"))
         return out

@@ -580,3 +580,16 @@ def test_new_players_after_a_game_is_won_start_the_next_one_and_a_series_over_ag
     assert ref.phase == "await_roll" and ref.game.state.chips == (3, 3, 3, 3)
     assert ref.series.wins == (0, 0, 0, 0)  # a series of other players is not this one's
     assert said(ref.on_action("undo")) == "Nothing to undo."  # the game before cannot come back with other players
+
+
+def test_repeat_in_a_roll_off_says_its_opening_and_the_deciding_roll():
+    # Found by an audit: repeat after the roll-off's opening said only "Ann, roll three dice.", and
+    # after the deciding roll only the game's opening, not what that roll scored.
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    opening = said(ref.start())
+    assert said(ref.on_action("repeat")) == opening
+    ref.on_roll(clear("6", "6", "1"))
+    ref.on_roll(clear("5", "5", "3"))
+    deciding = said(ref.on_roll(clear("6", "6", "6")))
+    assert deciding.startswith("Cy scores eighteen. Cy goes first, with eighteen. A new game of LCR")
+    assert said(ref.on_action("repeat")) == deciding
