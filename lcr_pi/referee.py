@@ -689,7 +689,7 @@ class Referee:
 
     def _status_words(self) -> list[str]:
         if self.game is None:
-            return [f"Roll-off for who goes first. {self.roll_off.next_player}, roll three dice."]
+            return self._roll_off_status_words()
         state = self.game.state
         # "has" between a name and its number: "Player 1 has two chips", not "Player 1 two chips",
         # which a listener hears as twelve (found by an audit).
@@ -706,6 +706,23 @@ class Referee:
             words.append(self._decision_reminder())
         else:
             words.append(f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}.")
+        return words
+
+    def _roll_off_status_words(self) -> list[str]:
+        """The roll-off as it stands: who is in it, what each has scored this round, the series, and
+        whose roll it is. Found by an audit: status said only whose roll it was, so a player who
+        missed a score, a tie or the series tally between games could not hear it again."""
+        off, players = self.roll_off, self.config.players
+        if off.round > 1:
+            words = [f"Roll-off for who goes first: {join_names([players[s] for s in off.contenders])} "
+                     "tied and roll again."]
+        else:
+            words = ["Roll-off for who goes first."]
+        if off.scores:
+            words.append(_cap(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
+        if self.series is not None:
+            words.append(f"Games won: {wins_tally(players, self.series.wins)}.")
+        words.append(f"{off.next_player}, roll three dice.")
         return words
 
     def _favoured_words(self, state) -> str:

@@ -593,3 +593,26 @@ def test_repeat_in_a_roll_off_says_its_opening_and_the_deciding_roll():
     deciding = said(ref.on_roll(clear("6", "6", "6")))
     assert deciding.startswith("Cy scores eighteen. Cy goes first, with eighteen. A new game of LCR")
     assert said(ref.on_action("repeat")) == deciding
+
+
+def test_status_in_a_roll_off_says_the_scores_a_tie_and_the_series_standing():
+    # Found by an audit: status in a roll-off said only "Roll-off for who goes first. Bob, roll three
+    # dice.": not what was scored, not who tied, not the series tally between games.
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
+    ref.start()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))  # Cy wins the first game
+    ref.on_action("confirm")
+    assert ref.phase == "roll_off"
+    assert said(ref.on_action("status")) == ("Roll-off for who goes first. Games won: Ann has none, Bob has none, "
+                                             "Cy has one win. Ann, roll three dice.")
+    ref.on_roll(clear("6", "6", "1"))
+    ref.on_roll(clear("L", ".", "C"))
+    assert said(ref.on_action("status")) == ("Roll-off for who goes first. Ann scored thirteen and Bob scored one. "
+                                             "Games won: Ann has none, Bob has none, Cy has one win. "
+                                             "Cy, roll three dice.")
+    ref.on_roll(clear("5", "5", "3"))  # Ann and Cy tie
+    assert said(ref.on_action("status")).startswith(
+        "Roll-off for who goes first: Ann and Cy tied and roll again. Games won:")
+    ref.on_roll(clear("5", "5", "5"))
+    assert "Ann scored fifteen. Games won" in said(ref.on_action("status"))
