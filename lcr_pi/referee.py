@@ -194,6 +194,7 @@ class Referee:
         # The game a long press (new_game) ended, with its series: undo brings it back. Not saved.
         self._before_new_game: tuple | None = None
         self.turn_label = 0  # counts read rolls, names evidence frames
+        self._restored_without_game = False  # saved in a roll-off: start() welcomes the table back
 
     # -- starting -------------------------------------------------------------------------------
 
@@ -201,7 +202,20 @@ class Referee:
         """The first words of the night (or of a resumed game)."""
         if self.game is not None:
             return self._resume_words()
-        return self._begin_game(self._first_seat_for_new_game())
+        begun = self._begin_game(self._first_seat_for_new_game())
+        if not self._restored_without_game:
+            return begun
+        # Saved in a roll-off (a roll-off roll was taken back), which starts again: the table is told
+        # it was resumed and, in a series, the tally (found by an audit: after a power cut it heard a
+        # roll-off begin as at a new night, and nothing of the series in play).
+        self._restored_without_game = False
+        words = ["Welcome back. The roll-off starts again from the first roll." if self.phase == "roll_off"
+                 else "Welcome back."]
+        if self.series is not None and self.series.games > 0:
+            words.append(f"Games won so far: {wins_tally(self.config.players, self.series.wins)}.")
+        welcome = [Say(line) for line in words]
+        self._last_words = welcome + self._last_words
+        return welcome + begun
 
     def _first_seat_for_new_game(self) -> int | None:
         if self.series is not None and self.series.games > 0 and not self.series.is_over:
@@ -857,6 +871,7 @@ class Referee:
                 ref._series_before_win = Series.from_dict(config, data["series_before_win"])
             ref.turn_label = int(data.get("turn_label", 0))
             if data.get("game") is None:
+                ref._restored_without_game = True
                 return ref  # saved during a roll-off: it simply starts again
             ref.game = Game.from_dict(data["game"], source=source)
         except KeyError as exc:

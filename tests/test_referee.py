@@ -616,3 +616,23 @@ def test_status_in_a_roll_off_says_the_scores_a_tie_and_the_series_standing():
         "Roll-off for who goes first: Ann and Cy tied and roll again. Games won:")
     ref.on_roll(clear("5", "5", "5"))
     assert "Ann scored fifteen. Games won" in said(ref.on_action("status"))
+
+
+def test_a_restart_saved_in_a_roll_off_welcomes_the_table_back_with_the_series_tally():
+    # Found by an audit: a save made in a roll-off (its deciding roll taken back) was resumed with a
+    # roll-off said as at a new night: no "Welcome back", nothing of the series in play.
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
+    ref.start()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))  # Cy wins the first game
+    ref.on_action("confirm")
+    for faces in (("1", "1", "1"), ("2", "2", "2"), ("3", "3", "3")):
+        ref.on_roll(clear(*faces))
+    ref.on_action("undo")  # Cy's deciding roll: saved with no game
+    again = Referee.restore(ref.snapshot())
+    words = said(again.start())
+    assert words.startswith("Welcome back. The roll-off starts again from the first roll. Games won so far: "
+                            "Ann has none, Bob has none, Cy has one win. Roll-off for who goes first:")
+    assert again.phase == "roll_off" and said(again.on_action("repeat")) == words
+    fresh = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    assert said(fresh.start()).startswith("Roll-off for who goes first")
