@@ -715,7 +715,14 @@ class Referee:
         if favoured:
             words.append(favoured)
         if self.phase == "game_over":
-            words.append(f"{self.config.players[state.winner]} won this game. {self._game_over_prompt()}")
+            won = f"{self.config.players[state.winner]} won this game"
+            if self.series is not None and self.series.is_over:
+                # Said at the series' end, and so after a restart there (found by an audit: status and
+                # "Welcome back" said who won the game, and only "a new series" hinted it was over). The
+                # champion may not be the game's winner: a best of N can be settled by another's win.
+                champion = self.config.players[self.series.champion]
+                won += " and the series" if self.series.champion == state.winner else f", and {champion} the series"
+            words.append(f"{won}. {self._game_over_prompt()}")
         elif self.phase == "await_decision":
             words.append(self._decision_reminder())
         else:

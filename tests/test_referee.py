@@ -15,7 +15,7 @@ from lcr_pi.referee import (
     ShowTurn,
     said,
 )
-from lcr_pi.rules import GameConfig, SeriesRules
+from lcr_pi.rules import GameConfig, Series, SeriesRules
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -636,3 +636,24 @@ def test_a_restart_saved_in_a_roll_off_welcomes_the_table_back_with_the_series_t
     assert again.phase == "roll_off" and said(again.on_action("repeat")) == words
     fresh = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
     assert said(fresh.start()).startswith("Roll-off for who goes first")
+
+
+def test_status_and_a_restart_at_the_end_of_a_series_say_who_won_it():
+    # Found by an audit: they said who won the last game and "Press confirm for a new series", not
+    # who won the series.
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=1))
+    ref.start()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))
+    assert ref.series.champion == 2
+    assert "Cy won this game and the series. Press confirm for a new series." in said(ref.on_action("status"))
+    assert "Cy won this game and the series." in said(Referee.restore(ref.snapshot()).start())
+    # A best of N can be settled by another player's win: Ann leads 3-1 with one game left when Dee wins.
+    four = Referee(GameConfig.create(["Ann", "Bob", "Cy", "Dee"]), series_rules=SeriesRules(best_of=6))
+    four.start()
+    four.series = Series.from_dict(four.config, {**four.series.to_dict(), "wins": [3, 1, 0, 0], "games": 4,
+                                                 "last_first": 3, "last_winner": 0})
+    for _ in range(3):
+        four.on_roll(clear("C", "C", "C"))
+    assert four.series.champion == 0 and four.game.state.winner == 3
+    assert "Dee won this game, and Ann the series. Press confirm for a new series." in said(four.on_action("status"))
