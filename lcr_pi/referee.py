@@ -367,9 +367,21 @@ class Referee:
         if self.series is not None:
             self._series_before_win = self.series
             self.series, events = self.series.record_game(won.seat, self.game.state.first)
-            out += self._speak(announce(events, self.config.players), extend=True)
+            out += self._speak(announce(events, self.config.players) + [self._play_on_words()], extend=True)
         out += self._speak([self._game_over_prompt()], extend=True)
         return out
+
+    def _play_on_words(self) -> str:
+        """After a best of N's games with the top tied, why the series goes on; else nothing. Found by an
+        audit: the table heard "Press confirm for the next game" after the last of the N games, with
+        nothing to say that the series was not over, nor why."""
+        rules, wins = self.series.rules, self.series.wins
+        if self.series.is_over or rules.best_of is None or self.series.games < rules.best_of:
+            return ""
+        top = max(wins)
+        tied = [name for name, won in zip(self.config.players, wins) if won == top]
+        return (f"{join_names(tied)} are tied for the lead with {number(top)} win{'' if top == 1 else 's'} each, "
+                "so the series goes on until one player leads alone.")
 
     def _game_over_prompt(self) -> str:
         if self.series is not None and self.series.is_over:

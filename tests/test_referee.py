@@ -657,3 +657,20 @@ def test_status_and_a_restart_at_the_end_of_a_series_say_who_won_it():
         four.on_roll(clear("C", "C", "C"))
     assert four.series.champion == 0 and four.game.state.winner == 3
     assert "Dee won this game, and Ann the series. Press confirm for a new series." in said(four.on_action("status"))
+
+
+def test_a_best_of_n_tied_at_the_top_after_n_games_says_that_the_series_goes_on():
+    # Found by an audit: after the last of the N games, tied, the table heard only "Press confirm for
+    # the next game".
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(best_of=3))  # next seat starts
+    ref.start()
+    for game in range(3):  # the starter and the next player empty their chips: Cy, then Ann, then Bob win
+        ref.on_roll(clear("C", "C", "C"))
+        out = ref.on_roll(clear("C", "C", "C"))
+        if game < 2:
+            assert "tied for the lead" not in said(out)
+            ref.on_action("confirm")
+    assert ref.series.wins == (1, 1, 1) and not ref.series.is_over
+    assert said(out).endswith("Games won so far: Ann has one win, Bob has one win, Cy has one win. Ann, Bob and Cy "
+                              "are tied for the lead with one win each, so the series goes on until one player "
+                              "leads alone. Press confirm for the next game.")
