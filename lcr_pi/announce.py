@@ -43,6 +43,17 @@ def wins_tally(players, wins) -> str:
                      for p, w in zip(players, wins))
 
 
+def series_opening(first_to: int | None, best_of: int | None) -> str:
+    """What a series is played to, said as it begins (a player who cannot read the settings hears it).
+
+    >>> series_opening(3, None), series_opening(None, 1)
+    ('A new series: first to three wins.', 'A new series: best of one game.')
+    """
+    if first_to is not None:
+        return f"A new series: first to {number(first_to)} win{'' if first_to == 1 else 's'}."
+    return f"A new series: best of {number(best_of)} game{'' if best_of == 1 else 's'}."
+
+
 def chips(n: int) -> str:
     """
     >>> chips(1), chips(0), chips(4)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import announce, as_sentence, chips, dice, join_names, number, spoken_faces, wins_tally
+from lcr_pi.announce import announce, as_sentence, chips, dice, join_names, number, series_opening, spoken_faces, wins_tally
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -177,6 +177,8 @@ class Referee:
         self.odds = odds
         self.series_rules = series_rules
         self.series = Series.start(config, series_rules) if series_rules else None
+        # A series begun and not yet said: its first game (or roll-off) says what it is played to.
+        self._series_unsaid = self.series is not None
         self.first_player = first_player
         self.game: Game | None = None
         self.phase = "roll_off"
@@ -231,11 +233,17 @@ class Referee:
         if not after_roll_off:
             self._before_new_game = None  # a game begun otherwise (confirm at game over) ends that chance
             self._roll_offs_before = []
+        # Found by an audit: nothing said a series was played, nor to what, nor (after "Press confirm for
+        # a new series") that a new one had begun.
+        series_words = []
+        if self._series_unsaid and self.series is not None:
+            series_words = [series_opening(self.series.rules.first_to, self.series.rules.best_of)]
+        self._series_unsaid = False
         if first is None:
             self.phase = "roll_off"
             self.game = None
             self.roll_off = RollOff.start(self.config)
-            out = self._speak(announce(self.roll_off.opening_events(), self.config.players))
+            out = self._speak(series_words + announce(self.roll_off.opening_events(), self.config.players))
             out += [ShowTurn(self.roll_off.next_seat)]
             # Repeat says the roll-off's opening too, not only whose roll it is (found by an audit:
             # repeat after the opening said just "Ann, roll three dice").
@@ -245,7 +253,7 @@ class Referee:
         self.phase = "await_roll"
         # After the roll-off's deciding roll, repeat says that roll's score and who won it before the
         # game's opening (found by an audit: it said the opening alone).
-        out = self._speak(announce(self.game.opening, self.config.players), extend=after_roll_off)
+        out = self._speak(series_words + announce(self.game.opening, self.config.players), extend=after_roll_off)
         out.append(ShowTurn(first))
         out.append(self._checkpoint("game_started"))
         return out
@@ -814,6 +822,7 @@ class Referee:
         played by ``series_rules``, or none when they are None."""
         if self.series is None or self.series.is_over:
             self.series = Series.start(self.config, self.series_rules) if self.series_rules else None
+            self._series_unsaid = self.series is not None
 
     def follow_settings(self, *, series_rules: SeriesRules | None, first_player: str) -> None:
         """After :meth:`restore`: what has not begun yet follows the settings as they are now (found by
@@ -886,6 +895,8 @@ class Referee:
             ref = cls(config, series_rules=series.rules if series else None, first_player=data.get("first_player", ""),
                       odds=odds)
             ref.series = series
+            # A series resumed was said when it began (a roll-off saved before its first game starts again).
+            ref._series_unsaid = series is not None and series.games == 0 and data.get("game") is None
             if data.get("series_before_win"):
                 ref._series_before_win = Series.from_dict(config, data["series_before_win"])
             ref.turn_label = int(data.get("turn_label", 0))

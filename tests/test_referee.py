@@ -674,3 +674,24 @@ def test_a_best_of_n_tied_at_the_top_after_n_games_says_that_the_series_goes_on(
     assert said(out).endswith("Games won so far: Ann has one win, Bob has one win, Cy has one win. Ann, Bob and Cy "
                               "are tied for the lead with one win each, so the series goes on until one player "
                               "leads alone. Press confirm for the next game.")
+
+
+def test_a_series_says_what_it_is_played_to_as_it_begins_and_again_when_a_new_one_begins():
+    # Found by an audit: nothing said that a series was played, nor to what, nor after "Press confirm
+    # for a new series" that a new one had begun.
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=1), first_player="roll-off")
+    assert said(ref.start()).startswith("A new series: first to one win. Roll-off for who goes first:")
+    for faces in (("6", "6", "6"), ("1", "1", "1"), ("2", "2", "2")):
+        out = ref.on_roll(clear(*faces))
+    assert "A new series" not in said(out)  # the game the roll-off began is the series' first
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))
+    assert ref.series.is_over
+    assert said(ref.on_action("confirm")).startswith("A new series: first to one win. Roll-off")
+    best_of = table(series_rules=SeriesRules(best_of=3))
+    assert said(best_of.on_action("repeat")).startswith("A new series: best of three games. A new game of LCR")
+    best_of.on_roll(clear("C", "C", "C"))
+    best_of.on_roll(clear("C", "C", "C"))
+    assert not said(best_of.on_action("confirm")).startswith("A new series")  # its second game
+    assert not said(best_of.on_action("new_game")).startswith("A new series")
+    assert not said(table().on_action("repeat")).startswith("A new series")  # no series
