@@ -260,7 +260,10 @@ class Referee:
 
     def _resume_words(self) -> list:
         state = self.game.state
-        words = ["Welcome back. The game goes on where it stopped."]
+        # A game that was won does not go on (found by an audit: after a plug pulled between a series'
+        # games the table heard that it did, then who had won it).
+        words = ["Welcome back. The last game was won before it stopped." if state.is_over
+                 else "Welcome back. The game goes on where it stopped."]
         # The game is saved before its roll is announced, so a plug pulled during the announcement
         # brings back a roll the table may not have heard (found by an audit: nothing said it).
         last = next((e for e in reversed(self.game.events) if isinstance(e, ev.RollResolved)), None)

@@ -695,3 +695,14 @@ def test_a_series_says_what_it_is_played_to_as_it_begins_and_again_when_a_new_on
     assert not said(best_of.on_action("confirm")).startswith("A new series")  # its second game
     assert not said(best_of.on_action("new_game")).startswith("A new series")
     assert not said(table().on_action("repeat")).startswith("A new series")  # no series
+
+
+def test_a_restart_after_a_game_was_won_does_not_say_that_the_game_goes_on():
+    # Found by an audit: "Welcome back. The game goes on where it stopped." and then who won it.
+    ref = table(series_rules=SeriesRules(first_to=2))
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))
+    words = said(Referee.restore(ref.snapshot()).start())
+    assert words.startswith("Welcome back. The last game was won before it stopped. The last roll I counted was Bob's")
+    assert words.endswith("Games won: Ann has none, Bob has none, Cy has one win. Cy won this game. "
+                          "Press confirm for the next game.")
