@@ -32,6 +32,10 @@ from lcr_pi.rules.rolloff import ROLL_OFF_DICE
 TABLE_FORMAT = "lcr-pi-table"
 TABLE_VERSION = 1
 
+#: The most players that can be named at the table: the remembered setup (setup.json) holds up to 20,
+#: as the voice setup and the scoreboard page offer, and a pulled plug must find them there.
+MOST_PLAYERS_NAMED = 20
+
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
 #: its chip. In a roll-off both score one, and confirm takes no roll-off roll, so it is left unsaid there.
@@ -576,6 +580,11 @@ class Referee:
             return self._speak(["The players can be changed before the first roll of a game or once it is "
                                 "over. Undo the turns, or finish the game, first."], keep=False)
         wanted = [n for n in (names or "").splitlines() if n.strip()]
+        if len(wanted) > MOST_PLAYERS_NAMED:
+            # Typed names have no other limit (found by a review: 21 typed players were played and
+            # written to setup.json, which the next power-on refused as damaged, and the game was lost).
+            return self._speak([f"The players were not changed: at most {number(MOST_PLAYERS_NAMED)} players can "
+                                f"be named at the table, got {number(len(wanted))}."], keep=False)
         try:
             config = GameConfig.create(wanted, starting_chips=self.config.starting_chips,
                                        variant=self.config.variant_name, wild_pip=self.config.wild_pip)

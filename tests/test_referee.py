@@ -706,3 +706,15 @@ def test_a_restart_after_a_game_was_won_does_not_say_that_the_game_goes_on():
     assert words.startswith("Welcome back. The last game was won before it stopped. The last roll I counted was Bob's")
     assert words.endswith("Games won: Ann has none, Bob has none, Cy has one win. Cy won this game. "
                           "Press confirm for the next game.")
+
+
+def test_more_players_than_the_remembered_setup_holds_are_refused():
+    # Found by a review: 21 typed names were played and written to setup.json, which holds 3 to 20
+    # players; the next power-on refused it as damaged, played the settings file's players and set the
+    # saved game aside ("other players"), so a pulled plug lost the night's game.
+    ref = table()
+    out = ref.on_action("players", "\n".join(f"P{n}" for n in range(1, 22)))
+    assert said(out) == ("The players were not changed: at most twenty players can be named at the table, got 21.")
+    assert ref.config.players == tuple(PLAYERS) and not any(isinstance(o, Checkpoint) for o in out)
+    ref.on_action("players", "\n".join(f"P{n}" for n in range(1, 21)))
+    assert len(ref.config.players) == 20
