@@ -601,7 +601,13 @@ class Referee:
         self._series_for_next_game()
         out = [NewPlayers(config.players)]
         out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."])
-        return out + self._begin_game(self._first_seat_for_new_game())
+        out += self._begin_game(self._first_seat_for_new_game())
+        if self.game is None:
+            # A roll-off first: saved with no game, as a taken-back roll-off roll is (found by a review:
+            # the game before, of the players before, stayed saved throughout the roll-off, and a plug
+            # pulled then brought "the saved game had other players" and a set-aside file at power-on).
+            out.append(Checkpoint({"what": "new players", "players": list(config.players)}))
+        return out
 
     def _confirm(self) -> list:
         if self.phase == "confirm_read":

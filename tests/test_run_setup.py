@@ -248,3 +248,21 @@ def test_players_changed_at_the_table_are_remembered_and_a_pulled_plug_resumes_t
     assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--players", "Ann,Bob,Cy", "--new"]) == 0
     assert "The command line names the players (--players), so the new ones are not remembered" in capsys.readouterr().out
     assert json.loads((state / "setup.json").read_text())["names"] == ["Ann", "Grandma Rose", "Cy", "Di"]
+
+
+def test_players_changed_before_a_roll_off_are_saved_so_a_pulled_plug_starts_their_roll_off(tmp_path, monkeypatch,
+                                                                                           capsys):
+    # Found by a review: with first_player = "roll-off", new players named after a game was won began a
+    # roll-off that was not saved; a plug pulled during it found the finished game of the players before,
+    # said "the saved game had other players or rules" and set it aside as a file for a person to read.
+    state = tmp_path / "state"
+    config = tmp_path / "c.toml"
+    config.write_text(f'[game]\nplayers = ["Ann", "Bob", "Cy"]\nfirst_player = "roll-off"\n[speech]\nengine = "print"\n'
+                      f'[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("6 6 6\n1 1 1\n1 1 2\nC C C\nC C C\nplayers Ann, Bob, Cy, Di\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
+    assert "Roll-off for who goes first: Ann, Bob, Cy and Di" in capsys.readouterr().out
+    assert run_with(config, monkeypatch) == 0  # the next power-on
+    out = capsys.readouterr().out
+    assert "other players" not in out and not list(state.glob("game-set-aside-*"))
+    assert "Roll-off for who goes first: Ann, Bob, Cy and Di" in out
