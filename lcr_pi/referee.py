@@ -570,7 +570,10 @@ class Referee:
 
     def can_change_players(self) -> bool:
         """Whether the players may be changed now: before a game's first roll, or once it is over."""
-        return self.game is None or self.phase == "game_over" or (self.phase == "await_roll" and not self.game.can_undo)
+        # An unsure first read waiting for confirm is no roll yet (found by a review: the change was
+        # refused with "undo the turns", and undo then said "Nothing to undo").
+        return self.game is None or self.phase == "game_over" or (
+            self.phase in ("await_roll", "confirm_read") and not self.game.can_undo)
 
     def _change_players(self, names: str | None) -> list:
         """New players (one name a line, in seat order from seat 1, clockwise): a new game with them and

@@ -718,3 +718,17 @@ def test_more_players_than_the_remembered_setup_holds_are_refused():
     assert ref.config.players == tuple(PLAYERS) and not any(isinstance(o, Checkpoint) for o in out)
     ref.on_action("players", "\n".join(f"P{n}" for n in range(1, 21)))
     assert len(ref.config.players) == 20
+
+
+def test_new_players_can_be_named_while_an_unsure_first_read_waits_for_confirm():
+    # Found by a review: an unsure read of a game's first roll refused the change ("Undo the turns, or
+    # finish the game, first") and undo said "Nothing to undo": no roll was counted, nothing to take back.
+    ref = table()
+    ref.on_roll(clear("L", "dot", "C", verdict="unsure"))
+    assert ref.phase == "confirm_read" and ref.can_change_players()
+    assert "The players are now Ann, Bob, Cy and Di" in said(ref.on_action("players", "Ann\nBob\nCy\nDi"))
+    assert ref.phase == "await_roll" and ref.offered_guess is None  # the guess was of the game before
+    assert said(ref.on_action("confirm")) == "Nothing to confirm."
+    ref.on_roll(clear("L", "dot", "C"))
+    ref.on_roll(clear("L", "dot", "C", verdict="unsure"))  # an unsure read after a counted roll: no change
+    assert ref.phase == "confirm_read" and not ref.can_change_players()
