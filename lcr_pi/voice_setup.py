@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from lcr_pi.announce import join_names
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
 from lcr_pi.referee import Say
@@ -544,15 +545,21 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             # to the problems only where it is what is played (not after a new setup), below.
             if (SetupChoices.from_settings(settings) != remembered and not players_fixed
                     and _edited_since(settings.source, setup_path(settings.state_dir))):
-                overriding = remembered.summary()
+                overriding = f"the game set up with the buttons is used ({remembered.summary()})"
+                if remembered.names:
+                    # Names are set on the scoreboard page or typed, not with the buttons, and the summary
+                    # does not say them (found by a review: a table without buttons heard of "the game set
+                    # up with the buttons" after its players were named on the page).
+                    overriding = (f"the game set up at the table is used ({join_names(list(remembered.names), 'and')}; "
+                                  f"{remembered.summary()})")
             settings = chosen
 
     def remembered_played(played: Settings, *, offered: bool = False) -> tuple[Settings, list[str]]:
         if not overriding:
             return played, problems
         change = "press choose at the start to change it, or " if offered else ""
-        return played, problems + [f"the game set up with the buttons is used ({overriding}), not the settings "
-                                   f"file's; {change}delete {settings.state_dir / SETUP_FILE} to use the file"]
+        return played, problems + [f"{overriding}, not the settings file's; {change}delete "
+                                   f"{settings.state_dir / SETUP_FILE} to use the file"]
 
     if mode == "remembered":
         return remembered_played(settings)

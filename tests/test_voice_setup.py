@@ -237,6 +237,25 @@ def test_names_set_at_the_table_are_the_seats_names_and_a_new_setup_keeps_them(t
     assert "names" not in setup_path(tmp_path).read_text() and load_remembered(tmp_path)[0].names == ()
 
 
+def test_names_set_at_the_table_that_override_an_edited_settings_file_are_said_as_such(tmp_path):
+    # Found by a review: players named on the scoreboard page (a table without buttons), then the
+    # settings file edited, and the warning spoke of "the game set up with the buttons" and never
+    # said the names that are played instead of the file's.
+    from lcr_pi.voice_setup import remember_players
+
+    config = tmp_path / "lcr-pi.toml"
+    config.write_text(f"[game]\nplayers = ['Ann', 'Bob', 'Cy']\n[storage]\nstate_dir = '{tmp_path}'\n")
+    settings = load_settings(config)
+    remember_players(settings, ("Ann", "Grandma Rose", "Cy", "Di"))
+    later = setup_path(tmp_path).stat().st_mtime + 60
+    os.utime(config, (later, later))  # the file edited after the players were named
+    used, problems = power_on_setup(settings, mode="remembered")
+    assert used.game.players == ("Ann", "Grandma Rose", "Cy", "Di")
+    assert problems == [f"the game set up at the table is used (Ann, Grandma Rose, Cy and Di; 4 players with 3 "
+                        f"chips each, classic rules, normal speech, volume 100 percent), not the settings file's; "
+                        f"delete {setup_path(tmp_path)} to use the file"]
+
+
 def test_an_unknown_variant_in_the_file_is_refused_with_the_names():
     with pytest.raises(UserError, match="variant"):
         apply_choices(parse_settings("", source="t"), choices_from_json(
