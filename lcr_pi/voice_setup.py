@@ -543,7 +543,12 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             # game of three, and nothing said why; found by a later one: said at every power-on after
             # any setup with the buttons, a warning with a file path for the table each night); added
             # to the problems only where it is what is played (not after a new setup), below.
-            if (SetupChoices.from_settings(settings) != remembered and not players_fixed
+            file_choices = SetupChoices.from_settings(settings)
+            if remembered.names:
+                # Names from the table override the file's only where they differ (found by a review:
+                # the same names written into the file were still said to be overridden, each power-on).
+                file_choices = replace(file_choices, names=tuple(" ".join(n.split()) for n in settings.game.players))
+            if (file_choices != remembered and not players_fixed
                     and _edited_since(settings.source, setup_path(settings.state_dir))):
                 overriding = f"the game set up with the buttons is used ({remembered.summary()})"
                 if remembered.names:

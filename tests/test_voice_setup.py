@@ -254,6 +254,11 @@ def test_names_set_at_the_table_that_override_an_edited_settings_file_are_said_a
     assert problems == [f"the game set up at the table is used (Ann, Grandma Rose, Cy and Di; 4 players with 3 "
                         f"chips each, classic rules, normal speech, volume 100 percent), not the settings file's; "
                         f"delete {setup_path(tmp_path)} to use the file"]
+    # The same names written into the file later: nothing overrides it, so nothing is said.
+    config.write_text(f"[game]\nplayers = ['Ann', 'Grandma  Rose', 'Cy', 'Di']\n[storage]\nstate_dir = '{tmp_path}'\n")
+    os.utime(config, (later, later))
+    used, problems = power_on_setup(load_settings(config), mode="remembered")
+    assert used.game.players == ("Ann", "Grandma Rose", "Cy", "Di") and problems == []
 
 
 def test_an_unknown_variant_in_the_file_is_refused_with_the_names():
