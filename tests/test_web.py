@@ -730,6 +730,7 @@ def test_the_players_can_be_set_from_the_page_before_the_first_roll_and_are_reme
     (["Ann", "ann", "Cy"], "different name"),
     (["Ann", "Bob", "x" * 41], "at most 40 characters"),
     ([f"P{n}" for n in range(21)], "Give 3 to 20 names"),
+    (["Ann", " Bob", "Cy"], "These are the players already"),  # no new game, so no "New game with" on the page
 ])
 def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names, error):
     table, actions, server, client = served

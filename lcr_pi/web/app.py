@@ -230,6 +230,10 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             if not board.table.referee.can_change_players():
                 # Checked again by the referee when the request's turn comes; this answers at once.
                 raise Refused(409, "The players can be changed before the first roll of a game or once it is over.")
+            if tuple(names) == players():
+                # The referee would only say so, while the page said "New game with ..." (found by a
+                # review: the button pressed with the names as the page filled them in).
+                raise Refused(400, "These are the players already: change a name, or add or remove one.")
         except Refused as exc:
             return json_response({"error": exc.message}, exc.status, exc.headers)
         actions.put(("players", "\n".join(names)))
