@@ -383,7 +383,10 @@ def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     """
     names = choices.names or seat_names(settings.game.players, choices.players)
     first = settings.game.first_player
-    if first and first != "roll-off" and first not in names:
+    # Matched as the referee matches it (any case, spaces around): names set at the table may differ in
+    # case from the file's first player (found by a review: "bob" named on the page started the games
+    # the file gives to "Bob" until a pulled plug, and seat 1 did after it).
+    if first and first.strip() != "roll-off" and first.strip().casefold() not in {n.casefold() for n in names}:
         first = ""
     game = replace(settings.game, players=names, starting_chips=choices.starting_chips, variant=choices.variant,
                    first_player=first)

@@ -261,6 +261,20 @@ def test_names_set_at_the_table_that_override_an_edited_settings_file_are_said_a
     assert used.game.players == ("Ann", "Grandma Rose", "Cy", "Di") and problems == []
 
 
+def test_the_files_first_player_named_at_the_table_in_another_case_still_starts(tmp_path):
+    # Found by a review: the referee keeps a first player among new players by any case ("bob" for the
+    # file's "Bob"), but the remembered setup dropped it, so after a pulled plug seat 1 started instead.
+    from lcr_pi.voice_setup import remember_players
+
+    settings = parse_settings(f"[game]\nplayers = ['Ann', 'Bob', 'Cy']\nfirst_player = 'Bob'\n"
+                              f"[storage]\nstate_dir = '{tmp_path}'\n", source="t")
+    remember_players(settings, ("Ann", "bob", "Cy", "Di"))
+    played = apply_choices(settings, load_remembered(tmp_path)[0])
+    assert played.game.first_player == "Bob" and played.game_config().seat_of(played.game.first_player) == 1
+    remember_players(settings, ("Ann", "Rose", "Cy"))  # Bob has left: whoever sits first starts
+    assert apply_choices(settings, load_remembered(tmp_path)[0]).game.first_player == ""
+
+
 def test_an_unknown_variant_in_the_file_is_refused_with_the_names():
     with pytest.raises(UserError, match="variant"):
         apply_choices(parse_settings("", source="t"), choices_from_json(
