@@ -600,10 +600,14 @@ class Referee:
         first = self.first_player.strip()
         if first and first != "roll-off" and first.casefold() not in {n.casefold() for n in config.players}:
             self.first_player = ""
+        # A series with games won is said to start over: its tally is gone (found by a review: it went
+        # without a word, and the table learnt it from status).
+        tally_lost = self.series is not None and self.series.games > 0 and not self.series.is_over
         self.series = None
         self._series_for_next_game()
         out = [NewPlayers(config.players)]
-        out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."])
+        out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."
+                            + (" The series starts over." if tally_lost else "")])
         out += self._begin_game(self._first_seat_for_new_game())
         if self.game is None:
             # A roll-off first: saved with no game, as a taken-back roll-off roll is (found by a review:

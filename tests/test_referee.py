@@ -576,7 +576,9 @@ def test_new_players_after_a_game_is_won_start_the_next_one_and_a_series_over_ag
     ref.on_roll(clear("C", "C", "C"))  # Bob too: Cy alone holds chips and wins
     assert ref.phase == "game_over" and ref.series.wins == (0, 0, 1)
     assert ref.can_change_players()
-    ref.on_action("players", "Ann\nBob\nCy\nDi")
+    out = ref.on_action("players", "Ann\nBob\nCy\nDi")
+    # Said, not only done (found by a review: the tally went without a word).
+    assert "The players are now Ann, Bob, Cy and Di, in seat order. The series starts over." in said(out)
     assert ref.phase == "await_roll" and ref.game.state.chips == (3, 3, 3, 3)
     assert ref.series.wins == (0, 0, 0, 0)  # a series of other players is not this one's
     assert said(ref.on_action("undo")) == "Nothing to undo."  # the game before cannot come back with other players
@@ -732,3 +734,8 @@ def test_new_players_can_be_named_while_an_unsure_first_read_waits_for_confirm()
     ref.on_roll(clear("L", "dot", "C"))
     ref.on_roll(clear("L", "dot", "C", verdict="unsure"))  # an unsure read after a counted roll: no change
     assert ref.phase == "confirm_read" and not ref.can_change_players()
+
+
+def test_new_players_before_a_series_has_a_winner_say_nothing_of_the_series():
+    ref = table(series_rules=SeriesRules(first_to=2))
+    assert "series" not in said(ref.on_action("players", "Ann\nBob\nCy\nDi"))
