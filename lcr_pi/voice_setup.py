@@ -368,6 +368,14 @@ def remember_players(settings: Settings, names) -> Path:
     return save_choices(settings.state_dir, replace(base, players=len(names), names=names))
 
 
+def names_kept(choices: SetupChoices, remembered: SetupChoices | None) -> SetupChoices:
+    """A new setup's choices to remember: names set at the table stay the players' names (the seats added
+    get "Player N"), as the setup said them at its end."""
+    if remembered is None or not remembered.names:
+        return choices
+    return replace(choices, names=seat_names(remembered.names, choices.players))
+
+
 def apply_choices(settings: Settings, choices: SetupChoices) -> Settings:
     """The settings with the setup's players, chips, variant, speech rate and volume.
 
@@ -615,12 +623,8 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             except UserError as exc:
                 problems.append(f"the new game setup cannot be used ({exc}); playing with the settings as they were")
                 return settings, problems
-            kept = setup.choices
-            if remembered is not None and remembered.names:
-                # Names set at the table stay the players' names (the seats added get "Player N").
-                kept = replace(kept, names=seat_names(remembered.names, kept.players))
             try:
-                save_choices(settings.state_dir, kept)
+                save_choices(settings.state_dir, names_kept(setup.choices, remembered))
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
             return chosen, problems

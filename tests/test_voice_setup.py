@@ -430,6 +430,21 @@ def test_the_command_with_typed_words(tmp_path, capsys):
     assert "Saved to" in capsys.readouterr().out
 
 
+def test_the_command_keeps_the_names_set_at_the_table(tmp_path):
+    # Found by a review: lcr-pi setup (to change the volume, say) saved its choices without the names
+    # set on the scoreboard page, so the next lcr-pi run played "Player 1" to "Player 4" and set the
+    # saved game of Ann, Grandma Rose, Cy and Di aside as one of other players.
+    names = ("Ann", "Grandma Rose", "Cy", "Di")
+    save_choices(tmp_path, SetupChoices(players=4, names=names))
+    make, log, _ = voices()
+    args = argparse.Namespace(config=None, state_dir=str(tmp_path), speech="print", idle=30)
+    assert setup_command.run(args, stdin=io.StringIO("confirm\n\n\n\n\n\n"), make_speaker=make) == 0
+    assert load_remembered(tmp_path)[0].names == names
+    stdin = io.StringIO("choose\nconfirm\n\n\n\n\n\n")  # a fifth player: named as the setup said
+    assert setup_command.run(args, stdin=stdin, make_speaker=make) == 0
+    assert load_remembered(tmp_path)[0].names == names + ("Player 5",)
+
+
 def test_the_command_says_when_the_setup_cannot_be_saved(tmp_path):
     make, log, _ = voices()
     state = tmp_path / "state"

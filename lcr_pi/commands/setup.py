@@ -16,6 +16,7 @@ from lcr_pi.voice_setup import (
     apply_choices,
     default_speaker_factory,
     load_remembered,
+    names_kept,
     run_setup,
     save_choices,
     setup_buttons,
@@ -66,7 +67,9 @@ def run(args, *, stdin=None, pin_factory=None, make_speaker=None) -> int:
         if not setup.done:
             return 1
         try:
-            path = save_choices(settings.state_dir, setup.choices)
+            # Names set at the table are kept, as at power-on (found by a review: this command dropped
+            # them, and the next lcr-pi run set the game of those players aside as one of "other players").
+            path = save_choices(settings.state_dir, names_kept(setup.choices, remembered))
         except UserError:
             # The person at the buttons heard "Done"; without this they would leave believing the game
             # is set up (found by an audit). The reason, with its path, is printed: spoken, a path is noise.
