@@ -539,6 +539,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     # audit: six wired LEDs were cut to the file's four, and two seats were said to have none).
     if mode == "off":
         return settings, problems
+    wired = settings.gpio  # every seat LED the file gives: a new setup may seat more than the remembered one
     remembered, problem = load_remembered(settings.state_dir)
     if problem:
         log.error("%s", problem)
@@ -619,7 +620,10 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
         speaker = run_setup(setup, actions, make_speaker, idle_s=idle_s, speaker=speaker)
         if setup.done:
             try:
-                chosen = apply_choices(settings, setup.choices)  # checked before it is remembered
+                # Fitted to the LEDs wired, not to those the remembered setup used (found by a review:
+                # four players named at the table, then five set up at power-on with six LEDs wired, and
+                # Player 5 was said to have no LED).
+                chosen = apply_choices(replace(settings, gpio=wired), setup.choices)  # checked before it is remembered
             except UserError as exc:
                 problems.append(f"the new game setup cannot be used ({exc}); playing with the settings as they were")
                 return settings, problems

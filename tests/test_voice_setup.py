@@ -375,6 +375,28 @@ def test_power_on_offer_then_the_setup_with_buttons_alone_is_remembered(tmp_path
     assert changed.game.variant == "wild-win" and problems == []
 
 
+def test_a_new_setup_at_power_on_after_names_set_at_the_table_keeps_them_and_lights_every_seat(tmp_path, factory):
+    # Found by a review: four players named on the page, then a fifth added by the setup at power-on with
+    # six seat LEDs wired: the LEDs had been cut to the remembered four first, so Player 5 had none.
+    from lcr_pi.voice_setup import remember_players
+
+    settings = parse_settings(BUTTONS_TOML + "seat_leds = [17, 27, 22, 23, 24, 25]\ncentre_led = 16\n"
+                              f"[game]\nplayers = ['Ann', 'Bob', 'Cy']\n[storage]\nstate_dir = '{tmp_path}'\n",
+                              source="t")
+    remember_players(settings, ("Ann", "Grandma Rose", "Cy", "Di"))
+    make, log, _ = voices(table_person(factory, [
+        ("To change the game", ["choose"]),
+        ("How many players?", ["choose", "confirm"]),   # 4 -> 5
+        ("How many chips", ["confirm"]), ("Which rules?", ["confirm"]),
+        ("How fast", ["confirm"]), ("How loud?", ["confirm"]),
+    ]))
+    used, problems = power_on_setup(settings, mode="auto", pin_factory=factory, make_speaker=make, offer_s=3)
+    assert problems == [] and used.game.players == ("Ann", "Grandma Rose", "Cy", "Di", "Player 5")
+    assert used.gpio.seat_leds == (17, 27, 22, 23, 24)
+    assert load_remembered(tmp_path)[0].names == used.game.players
+    assert log[-1][2].endswith("The players are Ann, Grandma Rose, Cy, Di and Player 5.")
+
+
 def test_a_setup_that_cannot_be_saved_is_used_and_reported(tmp_path, factory):
     (tmp_path / "file").write_text("x")
     settings = parse_settings(BUTTONS_TOML + f"[storage]\nstate_dir = '{tmp_path / 'file' / 'state'}'\n", source="t")
