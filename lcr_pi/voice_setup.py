@@ -39,7 +39,7 @@ from pathlib import Path
 from lcr_pi.announce import join_names
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
-from lcr_pi.referee import Say
+from lcr_pi.referee import MOST_PLAYERS_NAMED, Say
 from lcr_pi.rules.config import parse_variant
 from lcr_pi.settings import Settings
 
@@ -52,7 +52,7 @@ SETUP_VERSION = 1
 PLAYER_COUNTS = tuple(range(3, 13))
 #: How many players a remembered setup may seat: the buttons offer up to 12 (PLAYER_COUNTS), names set
 #: at the table (the scoreboard page) up to 20.
-MIN_PLAYERS, MAX_PLAYERS = 3, 20
+MIN_PLAYERS, MAX_PLAYERS = 3, MOST_PLAYERS_NAMED
 CHIP_COUNTS = (3, 4, 5)
 VARIANTS = ("classic", "wild", "wild-win", "last-chip")
 RATES = (("slow", 140), ("normal", 175), ("fast", 250), ("very fast", 350), ("fastest", 450))

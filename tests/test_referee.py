@@ -736,6 +736,10 @@ def test_new_players_can_be_named_while_an_unsure_first_read_waits_for_confirm()
     assert ref.phase == "confirm_read" and not ref.can_change_players()
 
 
-def test_new_players_before_a_series_has_a_winner_say_nothing_of_the_series():
+def test_new_players_before_a_series_has_a_winner_hear_what_it_is_played_to_but_not_that_it_starts_over():
+    # Nothing of the tally was lost; the new players' series is said as any series is when it begins.
     ref = table(series_rules=SeriesRules(first_to=2))
-    assert "series" not in said(ref.on_action("players", "Ann\nBob\nCy\nDi"))
+    words = said(ref.on_action("players", "Ann\nBob\nCy\nDi"))
+    assert "starts over" not in words
+    assert words.startswith("The players are now Ann, Bob, Cy and Di, in seat order. A new series: first to two wins. "
+                            "A new game of LCR")
