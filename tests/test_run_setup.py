@@ -266,3 +266,18 @@ def test_players_changed_before_a_roll_off_are_saved_so_a_pulled_plug_starts_the
     out = capsys.readouterr().out
     assert "other players" not in out and not list(state.glob("game-set-aside-*"))
     assert "Roll-off for who goes first: Ann, Bob, Cy and Di" in out
+
+
+def test_a_saved_game_for_other_players_is_set_aside_and_said_with_one_full_stop(tmp_path, monkeypatch, capsys):
+    # Found by a review (2026-12-04): "... It was kept as .../game-set-aside-....json.." was said.
+    state = tmp_path / "state"
+    config = tmp_path / "c.toml"
+    base = f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n'
+    config.write_text('[game]\nplayers = ["Ann", "Bob", "Cy"]\n' + base)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("L . C\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--setup", "off"]) == 0
+    config.write_text('[game]\nplayers = ["Ann", "Bob", "Cy", "Di"]\n' + base)
+    capsys.readouterr()
+    assert run_with(config, monkeypatch, "--setup", "off") == 0
+    warning = next(line for line in capsys.readouterr().out.splitlines() if "other players or rules" in line)
+    assert warning.endswith(".json.") and "It was kept as" in warning, warning

@@ -102,7 +102,9 @@ def run(args) -> int:
             dice_source = _camera_dice(settings, night, table.announce) if args.dice == "camera" else None
             for problem in night.problems:
                 log.error("%s", problem)
-                table.announce(f"Warning: {problem}.")
+                # A problem may end in a sentence of its own ("It was kept as .../game-set-aside-....json."):
+                # one full stop, not two.
+                table.announce(f"Warning: {problem.rstrip('.')}.")
             if night.buttons:  # a player who cannot read a label hears what each button does
                 from lcr_pi.referee import BUTTON_GUIDE
 
