@@ -138,9 +138,11 @@ class Table:
         reseat = getattr(self.lights, "reseat", None)
         without = reseat(names) if reseat is not None else []
         if without:
-            # The LEDs in use were fitted to the players at start-up; the next start fits them again.
+            # The LEDs in use were fitted to the players at start-up; the next start fits those wired to
+            # the players remembered (and says so if there are too few). "Until the Pi is started again"
+            # would promise an LED that may not be wired (found by a review).
             warnings.append(f"{join_names(list(without), 'and')} {'has' if len(without) == 1 else 'have'} "
-                            "no LED until the Pi is started again.")
+                            "no LED now: the LEDs are fitted to the players when the Pi starts.")
         if self.remember_players is not None:
             try:
                 self.remember_players(names)

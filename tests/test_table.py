@@ -728,7 +728,7 @@ def test_new_players_take_the_seats_leds_and_one_past_the_last_led_is_told(tmp_p
     table.start()
     table.action("players", "Ann\nRose\nCy\nDi")
     assert remembered == [(("Ann", "Rose", "Cy", "Di"), ["Ann", "Bob", "Cy"])]  # before the new game's save
-    assert speaker.spoken[-1] == "Di has no LED until the Pi is started again."
+    assert speaker.spoken[-1] == "Di has no LED now: the LEDs are fitted to the players when the Pi starts."
     assert speaker.spoken[-2] == "Ann, your turn: roll three dice."
     assert [factory.pin(p).state for p in (2, 3, 4)] == [1, 0, 0]
     table.action("roll", "L . C")  # Ann's chip to Rose, seat 2: her LED blinks, then it is her turn
