@@ -131,7 +131,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
         parts = [f"{chips(n)} from {name(v)}" for v, n in taken.items()]
         return [f"{e.player} takes {join_names(parts)}.", _holding(e.player, e.chips[e.seat])]
     if isinstance(e, ev.WildsWasted):
-        return [f"No one else has chips, so the wild {'does' if e.wilds == 1 else 'do'} nothing."]
+        return [f"No one else has chips, so the {'wild does' if e.wilds == 1 else 'wilds do'} nothing."]
     if isinstance(e, ev.PotTaken):
         return [f"Three wilds! {e.player} takes the pot of {chips(e.chips)}."]
     if isinstance(e, ev.GameWon):

@@ -57,3 +57,11 @@ def test_undo_roll_off_and_series_are_spoken():
     series = Series.start(config, SeriesRules(first_to=1))
     _, events = series.record_game(2, first=0)
     assert say(events, config.players) == "Games won so far: Ann has none, Bob has none, Cy has one win. Cy wins the series, with one win in one game!"
+
+
+def test_wilds_that_find_no_chips_to_take_are_said_in_the_plural_for_two():
+    # Found by an audit: two W with nobody else holding chips (last chip wins) said "the wild do nothing".
+    config = GameConfig.create(PLAYERS[:3], variant="wild+last-chip")
+    s = GameState(config, (3, 0, 0), 6, 0)
+    assert "No one else has chips, so the wilds do nothing." in say(roll(s, "W W .").events, PLAYERS[:3])
+    assert "No one else has chips, so the wild does nothing." in say(roll(s, "W . .").events, PLAYERS[:3])
