@@ -95,8 +95,14 @@ def spoken_faces(faces) -> str:
 def announce(events: Iterable[ev.Event], players: tuple[str, ...]) -> list[str]:
     """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves."""
     lines: list[str] = []
+    held: tuple[int, ...] = ()  # the chips as the last roll left them, for what three W add to the roller's
     for event in events:
         lines.extend(_sentences(event, players))
+        if isinstance(event, ev.RollResolved):
+            held = event.chips
+        elif isinstance(event, ev.PotTaken) and held:
+            # Found by an audit: the roller was last said to hold what the roll left, not the pot added.
+            lines.append(_holding(event.player, held[event.seat] + event.chips))
     return lines
 
 
@@ -133,6 +139,8 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
     if isinstance(e, ev.WildsWasted):
         return [f"No one else has chips, so the {'wild does' if e.wilds == 1 else 'wilds do'} nothing."]
     if isinstance(e, ev.PotTaken):
+        if e.chips == 0:
+            return [f"Three wilds! {e.player} takes the pot, but it is empty."]
         return [f"Three wilds! {e.player} takes the pot of {chips(e.chips)}."]
     if isinstance(e, ev.GameWon):
         if e.reason == "three-wilds":

@@ -65,3 +65,15 @@ def test_wilds_that_find_no_chips_to_take_are_said_in_the_plural_for_two():
     s = GameState(config, (3, 0, 0), 6, 0)
     assert "No one else has chips, so the wilds do nothing." in say(roll(s, "W W .").events, PLAYERS[:3])
     assert "No one else has chips, so the wild does nothing." in say(roll(s, "W . .").events, PLAYERS[:3])
+
+
+def test_three_wilds_that_take_the_pot_say_what_the_roller_holds_then():
+    # Found by an audit: "Ann has three chips. Three wilds! Ann takes the pot of six chips." and no more,
+    # so the table last heard that Ann held three; and an empty pot was "the pot of no chips".
+    config = GameConfig.create(PLAYERS[:3], variant="wild")
+    s = GameState(config, (3, 2, 1), 3, 0)
+    assert "Ann has three chips. Three wilds! Ann takes the pot of three chips. Ann has six chips. Bob, your turn" in say(
+        roll(s, "W W W").events, PLAYERS[:3])
+    s = GameState(config, (3, 3, 3), 0, 0)
+    assert "Three wilds! Ann takes the pot, but it is empty. Ann has three chips. Bob, your turn" in say(
+        roll(s, "W W W").events, PLAYERS[:3])

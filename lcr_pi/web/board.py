@@ -137,15 +137,17 @@ def _decision(referee) -> dict | None:
 def _history(game, players) -> list[dict]:
     """Turns newest first: who, the faces and the same sentences the speaker used."""
     turns: list[dict] = []
+    said: list[list] = []  # each turn's events, announced together as the speaker announced them
     for event in game.events:
         if not isinstance(event, _TURN_EVENTS):
             continue
-        text = " ".join(announce([event], players))
         if isinstance(event, ev.RollResolved) or not turns:
             turns.append({"number": len(turns) + 1, "player": event.player,
-                          "faces": list(getattr(event, "faces", ())), "text": text})
-        else:  # a Wild choice, a pot taken or the win belongs to the roll before it
-            turns[-1]["text"] += " " + text
+                          "faces": list(getattr(event, "faces", ())), "text": ""})
+            said.append([])
+        said[-1].append(event)  # a Wild choice, a pot taken or the win belongs to the roll before it
+    for turn, events in zip(turns, said):
+        turn["text"] = " ".join(announce(events, players))
     return turns[::-1][:HISTORY_LIMIT]
 
 
