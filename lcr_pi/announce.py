@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from lcr_pi.rules import events as ev
+from lcr_pi.rules.config import parse_variant
 
 _WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -92,6 +93,26 @@ def spoken_faces(faces) -> str:
     return ", ".join(spoken_face(f) for f in faces)
 
 
+def rules_words(variant: str) -> list[str]:
+    """What a variant changes, said as a game begins: a player who cannot read the settings hears the
+    rules played (found by an audit: a Wild or last-chip game began as a classic one did).
+
+    >>> rules_words("classic"), rules_words("wild-win")
+    ([], ['Wild rules: each wild takes a chip from another player, and three wilds win the game at once.'])
+    >>> rules_words("wild+last-chip")[1]
+    'Last chip wins: the game goes on until a C puts the last chip in the centre, and that player wins.'
+    """
+    flags = parse_variant(variant)
+    words = []
+    if "wild" in flags or "wild-win" in flags:
+        three = "win the game at once" if "wild-win" in flags else "take the pot"
+        words.append(f"Wild rules: each wild takes a chip from another player, and three wilds {three}.")
+    if "last-chip" in flags:
+        words.append("Last chip wins: the game goes on until a C puts the last chip in the centre, "
+                     "and that player wins.")
+    return words
+
+
 def announce(events: Iterable[ev.Event], players: tuple[str, ...]) -> list[str]:
     """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves."""
     lines: list[str] = []
@@ -113,6 +134,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
     if isinstance(e, ev.GameStarted):
         return [
             f"A new game of LCR: {join_names(e.players)}, {chips(e.starting_chips)} each.",
+            *rules_words(e.variant),
             f"{e.players[e.first_seat]} goes first.",
         ]
     if isinstance(e, ev.TurnStarted):

@@ -77,3 +77,21 @@ def test_three_wilds_that_take_the_pot_say_what_the_roller_holds_then():
     s = GameState(config, (3, 3, 3), 0, 0)
     assert "Three wilds! Ann takes the pot, but it is empty. Ann has three chips. Bob, your turn" in say(
         roll(s, "W W W").events, PLAYERS[:3])
+
+
+def test_a_game_with_other_rules_than_the_box_says_them_as_it_begins():
+    # Found by an audit: a Wild or last-chip game began with the same words as a classic one, so a
+    # player who cannot read the settings did not know that a W robs or that one holder is no winner.
+    def opening(variant):
+        game = Game(GameConfig.create(PLAYERS[:3], variant=variant))
+        return say(game.opening, PLAYERS[:3])
+
+    assert opening("classic") == ("A new game of LCR: Ann, Bob and Cy, three chips each. Ann goes first. "
+                                  "Ann, your turn: roll three dice.")
+    assert opening("wild") == ("A new game of LCR: Ann, Bob and Cy, three chips each. Wild rules: each wild takes "
+                               "a chip from another player, and three wilds take the pot. Ann goes first. "
+                               "Ann, your turn: roll three dice.")
+    assert "and three wilds win the game at once. Ann goes first." in opening("wild-win")
+    assert opening("wild-win+last-chip").count("Wild rules") == 1
+    assert ("three chips each. Last chip wins: the game goes on until a C puts the last chip in the centre, "
+            "and that player wins. Ann goes first.") in opening("last-chip")
