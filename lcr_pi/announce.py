@@ -166,7 +166,8 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
         return [f"Three wilds! {e.player} takes the pot of {chips(e.chips)}."]
     if isinstance(e, ev.GameWon):
         if e.reason == "three-wilds":
-            return [f"Three wilds! {e.player} wins the game at once, and the pot of {chips(e.pot)}."]
+            pot = f", and the pot of {chips(e.pot)}" if e.pot else " (the pot is empty)"
+            return [f"Three wilds! {e.player} wins the game at once{pot}."]
         if e.reason == "last-chip":
             return [f"{e.player} put the last chip in the centre and wins the pot of {chips(e.pot)}!"]
         return [f"{e.player} is the last player with chips and wins the pot of {chips(e.pot)}!"]

@@ -95,3 +95,12 @@ def test_a_game_with_other_rules_than_the_box_says_them_as_it_begins():
     assert opening("wild-win+last-chip").count("Wild rules") == 1
     assert ("three chips each. Last chip wins: the game goes on until a C puts the last chip in the centre, "
             "and that player wins. Ann goes first.") in opening("last-chip")
+
+
+def test_three_wilds_that_win_at_once_say_the_pot_won_or_that_it_is_empty():
+    config = GameConfig.create(PLAYERS[:3], variant="wild-win")
+    assert say(roll(GameState(config, (3, 2, 1), 3, 0), "W W W").events, PLAYERS[:3]).endswith(
+        "Three wilds! Ann wins the game at once, and the pot of three chips.")
+    # Found by an audit: on the first roll it was "and the pot of no chips".
+    assert say(roll(GameState(config, (3, 3, 3), 0, 0), "W W W").events, PLAYERS[:3]).endswith(
+        "Three wilds! Ann wins the game at once (the pot is empty).")
