@@ -9,7 +9,7 @@ from lcr_pi.rules import MAX_DICE, Game, GameConfig, victim_choices
 
 LCR_FACES = ["L", "C", "R", ".", ".", "."]
 WILD_FACES = ["L", "C", "R", "W", ".", "."]
-VARIANTS = ["classic", "wild", "wild-win", "last-chip", "wild+last-chip"]
+VARIANTS = ["classic", "wild", "wild-win", "last-chip", "wild+last-chip", "wild-win+last-chip"]
 
 
 @st.composite
