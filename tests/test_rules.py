@@ -277,7 +277,7 @@ def test_undo_takes_back_a_wild_roll_with_its_choice_and_redo_restores_both():
     game.choose("Ann", ["Cy"])
     after = game.state
     undone = game.undo()
-    assert undone.player == "Ann" and undone.faces == ("W", ".", ".")
+    assert undone.player == "Ann" and undone.faces == ("W", "dot", "dot")  # as announced: "dot", not "."
     assert game.state.chips == (3, 3, 3) and game.state.pending is None
     game.redo()
     assert game.state == after
@@ -386,3 +386,17 @@ def test_series_rules_are_validated():
     roll_off = Series.start(GameConfig.create(["A", "B", "C"]), SeriesRules(first_to=3, next_starter="roll-off"))
     roll_off, _ = roll_off.record_game(1, first=0)
     assert roll_off.next_first() is None
+
+
+def test_undo_names_the_faces_as_they_were_announced_not_as_they_were_given():
+    # Found by an audit (2026-12-04): after "Bob rolled W, W, dot" (ordinary dice in a Wild game) the table
+    # heard "Undone: Bob's roll of 1, 1, 2"; classic pip dice said "4, 1, 6" after "L, dot, R".
+    game = Game(GameConfig.create(["Ann", "Bob", "Cy"]))
+    game.roll("4 1 6")
+    assert game.undo().faces == ("L", "dot", "R")
+    wild = Game(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild", wild_pip=1))
+    wild.roll("1 1 2")
+    wild.choose(0, (1, 2))
+    assert wild.undo().faces == ("W", "W", "dot")  # the roll with its choice
+    wild.redo()
+    assert wild.state.rolls == 1 and wild.undo().faces == ("W", "W", "dot")

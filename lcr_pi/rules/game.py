@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from lcr_pi.errors import UserError
 from lcr_pi.rules import engine
 from lcr_pi.rules.config import GameConfig
-from lcr_pi.rules.events import Event, GameStarted, TurnUndone, event_from_dict
+from lcr_pi.rules.events import Event, GameStarted, RollResolved, TurnUndone, event_from_dict
 from lcr_pi.rules.faces import roll_tokens
 
 FORMAT = "lcr-pi-game"
@@ -117,9 +117,11 @@ class Game:
             if entry.action.kind == "roll":
                 break
         self._redo.extend(undone)  # last action first, so redo pops the roll first
-        roll_action = undone[-1]
+        # The faces as they were announced ("W, W, dot" for a Wild game's ordinary dice "1 1 2"; "L, dot,
+        # R" for "4 1 6"), not as they were given (found by an audit: undo named the raw faces).
+        said = next((e.faces for e in entry.events if isinstance(e, RollResolved)), undone[-1].faces)
         seat = self.state.current
-        return TurnUndone(seat, self.config.players[seat], roll_action.faces)
+        return TurnUndone(seat, self.config.players[seat], said)
 
     @property
     def can_redo(self) -> bool:
