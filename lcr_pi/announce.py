@@ -113,11 +113,20 @@ def rules_words(variant: str) -> list[str]:
     return words
 
 
-def announce(events: Iterable[ev.Event], players: tuple[str, ...]) -> list[str]:
-    """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves."""
+def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: tuple[int, ...] = ()) -> list[str]:
+    """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves.
+    ``chips_held``: each seat's chips before the batch, when a batch without a roll needs them (a Wild
+    choice said again)."""
     lines: list[str] = []
-    held: tuple[int, ...] = ()  # the chips as the last roll left them, for what three W add to the roller's
+    held = chips_held  # the chips as the last roll left them, for what three W add to the roller's
     for event in events:
+        if isinstance(event, ev.DecisionNeeded) and event.take == 2 and held and all(
+                held[s] < 2 for s in event.eligible):
+            # No one can give both chips: "both from one player" would offer what the buttons then
+            # refuse (found by an audit of the variants by ear).
+            choices = join_names([players[s] for s in event.eligible], "or")
+            lines.append(f"Two wilds! {event.player}, take one chip each from two players. Choose from {choices}.")
+            continue
         lines.extend(_sentences(event, players))
         if isinstance(event, ev.RollResolved):
             held = event.chips

@@ -276,7 +276,7 @@ class Referee:
         words += self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players), keep=True, prompt=True)
+            out += self._speak(announce([self._decision_event()], self.config.players, self.game.state.chips), keep=True, prompt=True)
         out.append(ShowTurn(state.current))
         return out
 
@@ -365,8 +365,8 @@ class Referee:
             self.phase = "await_decision"
             self._choice_index, self._cycled = None, False
             self._picked = []
-            out += self._speak(announce(events[-1:], self.config.players) + [self._choice_help()], extend=True,
-                               prompt=True)
+            out += self._speak(announce(events[-1:], self.config.players, state.chips) + [self._choice_help()],
+                               extend=True, prompt=True)
             out.append(ShowMoves(moves, None))
         elif won is not None:
             out.append(ShowMoves(moves, None))
@@ -837,7 +837,7 @@ class Referee:
         words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players), extend=True, prompt=True)
+            out += self._speak(announce([self._decision_event()], self.config.players, self.game.state.chips), extend=True, prompt=True)
         return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
 
     # -- helpers ----------------------------------------------------------------------------------

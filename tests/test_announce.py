@@ -104,3 +104,27 @@ def test_three_wilds_that_win_at_once_say_the_pot_won_or_that_it_is_empty():
     # Found by an audit: on the first roll it was "and the pot of no chips".
     assert say(roll(GameState(config, (3, 3, 3), 0, 0), "W W W").events, PLAYERS[:3]).endswith(
         "Three wilds! Ann wins the game at once (the pot is empty).")
+
+
+def test_two_wilds_when_no_one_can_give_both_chips_ask_for_one_each_from_two():
+    # Found by an audit (2026-12-04): "both from one player, or one each from two" was said when every
+    # other player held one chip, offering a pick the buttons then refuse.
+    from lcr_pi.referee import Referee, RollObservation, said
+
+    config = GameConfig.create(PLAYERS, variant="wild")
+    s = GameState(config, (3, 1, 1, 1), 6, 0)
+    text = say(roll(s, "W W .").events, PLAYERS)
+    assert "Two wilds! Ann, take one chip each from two players. Choose from Bob, Cy or Dee." in text
+    assert "both from one player" not in text
+    # Said so again when the choice comes back with no roll in its batch: a restart mid-decision.
+    ref = Referee(config)
+    ref.start()
+    for faces in (". . .", "C C .", "C C .", "C C ."):  # Bob, Cy and Dee keep one chip each
+        ref.on_roll(RollObservation(tuple(faces.split())))
+    assert ref.game.state.chips == (3, 1, 1, 1)
+    assert "take one chip each from two players" in said(ref.on_roll(RollObservation(("W", "W", "dot"))))
+    again = Referee.restore(ref.snapshot())
+    words = said(again.start())
+    assert "Two wilds! Ann, take one chip each from two players." in words and "both from one" not in words
+    one_holds_two = GameState(config, (3, 2, 1, 0), 6, 0)
+    assert "both from one player, or one each from two" in say(roll(one_holds_two, "W W .").events, PLAYERS)
