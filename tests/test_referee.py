@@ -597,14 +597,20 @@ def test_repeat_in_a_roll_off_says_its_opening_and_the_deciding_roll():
     assert said(ref.on_action("repeat")) == deciding
 
 
-def test_status_in_a_roll_off_says_the_scores_a_tie_and_the_series_standing():
-    # Found by an audit: status in a roll-off said only "Roll-off for who goes first. Bob, roll three
-    # dice.": not what was scored, not who tied, not the series tally between games.
+def a_series_at_its_second_roll_off():
+    """A first to two wins whose next starter is rolled for, after Cy won its first game: in the roll-off."""
     ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
     ref.start()
     ref.on_roll(clear("C", "C", "C"))
     ref.on_roll(clear("C", "C", "C"))  # Cy wins the first game
     ref.on_action("confirm")
+    return ref
+
+
+def test_status_in_a_roll_off_says_the_scores_a_tie_and_the_series_standing():
+    # Found by an audit: status in a roll-off said only "Roll-off for who goes first. Bob, roll three
+    # dice.": not what was scored, not who tied, not the series tally between games.
+    ref = a_series_at_its_second_roll_off()
     assert ref.phase == "roll_off"
     assert said(ref.on_action("status")) == ("Roll-off for who goes first. Games won: Ann has none, Bob has none, "
                                              "Cy has one win. Ann, roll three dice.")
@@ -623,11 +629,7 @@ def test_status_in_a_roll_off_says_the_scores_a_tie_and_the_series_standing():
 def test_a_restart_saved_in_a_roll_off_welcomes_the_table_back_with_the_series_tally():
     # Found by an audit: a save made in a roll-off (its deciding roll taken back) was resumed with a
     # roll-off said as at a new night: no "Welcome back", nothing of the series in play.
-    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
-    ref.start()
-    ref.on_roll(clear("C", "C", "C"))
-    ref.on_roll(clear("C", "C", "C"))  # Cy wins the first game
-    ref.on_action("confirm")
+    ref = a_series_at_its_second_roll_off()
     for faces in (("1", "1", "1"), ("2", "2", "2"), ("3", "3", "3")):
         ref.on_roll(clear(*faces))
     ref.on_action("undo")  # Cy's deciding roll: saved with no game

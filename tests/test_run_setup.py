@@ -221,6 +221,16 @@ def test_a_roll_drops_the_words_of_earlier_turns_still_waiting_to_be_said(tmp_pa
     assert "Ann rolled L, dot, C." not in speaker.waiting
 
 
+def typed_night(tmp_path, game: str):
+    """A settings file for a night of typed rolls and printed words (``game``: the [game] table's lines),
+    and its state folder."""
+    state = tmp_path / "state"
+    config = tmp_path / "c.toml"
+    config.write_text(f'[game]\n{game}\n[speech]\nengine = "print"\n[storage]\nstate_dir = "{state}"\n'
+                      f'[gpio]\nenabled = false\n')
+    return state, config
+
+
 def test_players_changed_at_the_table_are_remembered_and_a_pulled_plug_resumes_their_game(tmp_path, monkeypatch,
                                                                                            capsys):
     # New 2026-12-04: players set from the page (or typed) outlast a power cut. Without remembering them,
@@ -228,10 +238,7 @@ def test_players_changed_at_the_table_are_remembered_and_a_pulled_plug_resumes_t
     # players" and set it aside: the night's game was lost.
     import json
 
-    state = tmp_path / "state"
-    config = tmp_path / "c.toml"
-    config.write_text(f'[game]\nplayers = ["Ann", "Bob", "Cy"]\n[speech]\nengine = "print"\n'
-                      f'[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n')
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]')
     monkeypatch.setattr(sys, "stdin", io.StringIO("players Ann, Grandma Rose, Cy, Di\nL . C\nquit\n"))
     assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
     out = capsys.readouterr().out
@@ -255,10 +262,7 @@ def test_players_changed_before_a_roll_off_are_saved_so_a_pulled_plug_starts_the
     # Found by a review: with first_player = "roll-off", new players named after a game was won began a
     # roll-off that was not saved; a plug pulled during it found the finished game of the players before,
     # said "the saved game had other players or rules" and set it aside as a file for a person to read.
-    state = tmp_path / "state"
-    config = tmp_path / "c.toml"
-    config.write_text(f'[game]\nplayers = ["Ann", "Bob", "Cy"]\nfirst_player = "roll-off"\n[speech]\nengine = "print"\n'
-                      f'[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n')
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]\nfirst_player = "roll-off"')
     monkeypatch.setattr(sys, "stdin", io.StringIO("6 6 6\n1 1 1\n1 1 2\nC C C\nC C C\nplayers Ann, Bob, Cy, Di\nquit\n"))
     assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
     assert "Roll-off for who goes first: Ann, Bob, Cy and Di" in capsys.readouterr().out
@@ -270,13 +274,10 @@ def test_players_changed_before_a_roll_off_are_saved_so_a_pulled_plug_starts_the
 
 def test_a_saved_game_for_other_players_is_set_aside_and_said_with_one_full_stop(tmp_path, monkeypatch, capsys):
     # Found by a review (2026-12-04): "... It was kept as .../game-set-aside-....json.." was said.
-    state = tmp_path / "state"
-    config = tmp_path / "c.toml"
-    base = f'[speech]\nengine = "print"\n[storage]\nstate_dir = "{state}"\n[gpio]\nenabled = false\n'
-    config.write_text('[game]\nplayers = ["Ann", "Bob", "Cy"]\n' + base)
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]')
     monkeypatch.setattr(sys, "stdin", io.StringIO("L . C\nquit\n"))
     assert cli.main(["run", "--config", str(config), "--dice", "keyboard", "--setup", "off"]) == 0
-    config.write_text('[game]\nplayers = ["Ann", "Bob", "Cy", "Di"]\n' + base)
+    typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy", "Di"]')  # the file edited for four
     capsys.readouterr()
     assert run_with(config, monkeypatch, "--setup", "off") == 0
     warning = next(line for line in capsys.readouterr().out.splitlines() if "other players or rules" in line)
