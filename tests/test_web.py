@@ -738,3 +738,28 @@ def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names,
     assert status == 400 and error in body["error"]
     assert actions.empty()
     assert client.control({"names": ["A", "B", "C"]}, path="/api/players")[0] == 403  # the PIN is needed
+
+
+def test_a_long_name_from_the_settings_file_may_stay_and_twenty_long_names_in_any_script_fit(tmp_path):
+    # Found by a review (2026-12-04): the page fills its field with the players' names, so a name of
+    # more than 40 characters from the settings file refused every change of another name; and twenty
+    # names of 40 characters in a script of three bytes each did not fit in a request.
+    long = "Great-grandmother Rosalind of the Lower Orchard Farm"
+    table = new_table(tmp_path, players=(long, "Bob", "Cy"))
+    table.start()
+    actions = ActionQueue()
+    server = start_scoreboard(table, actions, "127.0.0.1", 0, pin=PIN)
+    client = Client(server)
+    try:
+        status, body = client.control({"pin": PIN, "names": [long, "Rose", "Cy"]}, path="/api/players")
+        assert status == 202 and body["names"] == [long, "Rose", "Cy"]
+        status, body = client.control({"pin": PIN, "names": [long + "!", "Rose", "Cy"]}, path="/api/players")
+        assert status == 400 and "at most 40 characters" in body["error"]  # a new long name is still refused
+        names = [f"{n:02d}" + "\u6f22" * 38 for n in range(20)]
+        sent = json.dumps({"pin": PIN, "names": names}, ensure_ascii=False).encode()  # as a browser sends it
+        assert len(sent) > 2048
+        response, content = client.request("POST", "/api/players", raw=sent,
+                                           headers={"Content-Type": "application/json"})
+        assert response.status == 202 and json.loads(content)["names"] == names
+    finally:
+        server.stop()

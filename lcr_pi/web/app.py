@@ -35,7 +35,7 @@ CONTROL_ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", 
 #: Streams open at once; a Pi Zero 2 W serves a table's phones easily, not a crowd.
 MAX_STREAMS = 32
 HEARTBEAT_SECONDS = 15.0
-MAX_BODY = 2048
+MAX_BODY = 4096  # twenty names of forty characters in a script of three bytes each, with room to spare
 #: The longest name the page takes: as long as a phone's button shows. How many players it may seat is
 #: what a remembered setup may hold (the names are remembered there).
 MAX_NAME = 40
@@ -223,7 +223,9 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             names = [" ".join(n.split()) for n in names if n.strip()]
             if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
                 raise Refused(400, f"Give {MIN_PLAYERS} to {MAX_PLAYERS} names, one for each player, in seat order.")
-            if any(len(n) > MAX_NAME for n in names):
+            # A longer name the table already has (from the settings file) may stay: the page fills
+            # the field with the players' names, and changing another must not be refused for it.
+            if any(len(n) > MAX_NAME and n not in players() for n in names):
                 raise Refused(400, f"A name may have at most {MAX_NAME} characters.")
             if len({n.casefold() for n in names}) != len(names):
                 raise Refused(400, "Every player needs a different name.")
