@@ -763,3 +763,14 @@ def test_a_long_name_from_the_settings_file_may_stay_and_twenty_long_names_in_an
         assert response.status == 202 and json.loads(content)["names"] == names
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("rules, goal", [
+    (SeriesRules(first_to=1), "first to 1 win"), (SeriesRules(first_to=3), "first to 3 wins"),
+    (SeriesRules(best_of=1), "best of 1 game"), (SeriesRules(best_of=5), "best of 5 games"),
+])
+def test_the_series_goal_is_in_number_with_its_count(rules, goal):
+    # Found by an audit: the page said "A series, best of 1 games." where the speaker said "best of one game".
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), series_rules=rules)
+    ref.start()
+    assert board_snapshot(ref)["series"]["goal"] == goal

@@ -155,7 +155,12 @@ def _series(series) -> dict | None:
     if series is None:
         return None
     rules = series.rules
-    goal = f"first to {rules.first_to} wins" if rules.first_to else f"best of {rules.best_of} games"
+    # "first to 1 win", "best of 1 game": in number with the count, as the speaker says it (found by an
+    # audit: the page said "best of 1 games").
+    if rules.first_to:
+        goal = f"first to {rules.first_to} win{'' if rules.first_to == 1 else 's'}"
+    else:
+        goal = f"best of {rules.best_of} game{'' if rules.best_of == 1 else 's'}"
     return {
         "games": series.games,
         "goal": goal,
