@@ -774,3 +774,26 @@ def test_the_series_goal_is_in_number_with_its_count(rules, goal):
     ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), series_rules=rules)
     ref.start()
     assert board_snapshot(ref)["series"]["goal"] == goal
+
+
+def test_the_board_shows_the_roll_off_scores_and_its_tie():
+    # Found by an audit: during a roll-off the page said only "Roll-off for who goes first. Bob: roll
+    # three dice": the scores and a tie were heard once, and a player who missed them could not read them.
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), first_player="roll-off")
+    ref.start()
+    assert board_snapshot(ref)["turn"]["text"] == "Roll-off for who goes first. Ann: roll three dice"
+    ref.on_roll(RollObservation(("4", "4", "4")))
+    assert board_snapshot(ref)["turn"]["text"] == "Roll-off for who goes first. Ann scored 12. Bob: roll three dice"
+    ref.on_roll(RollObservation(("4", "4", "4")))
+    assert board_snapshot(ref)["turn"]["text"] == (
+        "Roll-off for who goes first. Ann scored 12 and Bob scored 12. Cy: roll three dice")
+    ref.on_roll(RollObservation(("1", "1", "1")))
+    board = board_snapshot(ref)
+    assert board["turn"]["text"] == "Roll-off for who goes first: Ann and Bob tied and roll again. Ann: roll three dice"
+    assert [p["rolling"] for p in board["players"]] == [True, False, False]
+    ref.on_roll(RollObservation(("6", "6", "6")))
+    assert board_snapshot(ref)["turn"]["text"] == (
+        "Roll-off for who goes first: Ann and Bob tied and roll again. Ann scored 18. Bob: roll three dice")
+    ref.on_action("undo")  # the re-roll taken back: the board is the tie's again
+    assert board_snapshot(ref)["turn"]["text"] == (
+        "Roll-off for who goes first: Ann and Bob tied and roll again. Ann: roll three dice")

@@ -19,7 +19,7 @@ once, and tests compare it with the engine directly.
 
 from __future__ import annotations
 
-from lcr_pi.announce import announce, dice, spoken_faces
+from lcr_pi.announce import announce, dice, join_names, spoken_faces
 from lcr_pi.rules import events as ev
 
 #: Turns kept on the page (newest first); older ones are in the game log on the Pi.
@@ -97,9 +97,15 @@ def _turn(referee) -> dict:
     if referee.game is None and referee.roll_off is None:
         return {"seat": None, "player": None, "dice": 0, "text": "Waiting for the game to start"}
     if phase == "roll_off":
-        seat = referee.roll_off.next_seat
-        return {"seat": seat, "player": names[seat], "dice": 3,
-                "text": f"Roll-off for who goes first. {names[seat]}: roll three dice"}
+        # Who tied and what each has scored this round, as status says them (found by an audit: the page
+        # showed whose roll it was alone, so a tie and the scores were only heard, once).
+        off = referee.roll_off
+        seat = off.next_seat
+        text = "Roll-off for who goes first"
+        text += f": {join_names([names[s] for s in off.contenders])} tied and roll again. " if off.round > 1 else ". "
+        if off.scores:
+            text += join_names(f"{names[s]} scored {n}" for s, n in off.scores) + ". "
+        return {"seat": seat, "player": names[seat], "dice": 3, "text": f"{text}{names[seat]}: roll three dice"}
     state = referee.game.state
     if phase == "game_over":
         return {"seat": state.winner, "player": names[state.winner], "dice": 0,
