@@ -15,7 +15,7 @@ import pytest
 from lcr_pi.errors import UserError
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.persist import GameStore
-from lcr_pi.referee import Referee, RollObservation
+from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 from lcr_pi.stats import odds_for_state
 from lcr_pi.table import Table, run_loop
@@ -150,7 +150,7 @@ def test_board_shows_the_winner_and_the_series_tally():
     assert [p["winner"] for p in board["players"]] == [False, False, True]
     assert board["turn"]["text"] == "Cy won the game"
     assert [p["wins"] for p in board["players"]] == [0, 0, 1]
-    assert board["series"] == {"games": 1, "goal": "first to 2 wins", "champion": None}
+    assert board["series"] == {"games": 1, "goal": "first to 2 wins", "champion": None, "goes_on": None}
 
 
 # -- LAN only -------------------------------------------------------------------------------------
@@ -797,3 +797,23 @@ def test_the_board_shows_the_roll_off_scores_and_its_tie():
     ref.on_action("undo")  # the re-roll taken back: the board is the tie's again
     assert board_snapshot(ref)["turn"]["text"] == (
         "Roll-off for who goes first: Ann and Bob tied and roll again. Ann: roll three dice")
+
+
+def test_a_best_of_n_tied_after_its_n_games_says_on_the_page_that_it_goes_on():
+    # Found by an audit: the speaker said the series goes on, the page showed "best of 2 games", two
+    # played and no winner, with no word why; undoing the game that tied takes the words off again.
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"], starting_chips=1), series_rules=SeriesRules(best_of=2))
+    ref.start()
+    for faces in (("C",), ("C",)):  # Cy wins the first game
+        ref.on_roll(RollObservation(faces))
+    assert board_snapshot(ref)["series"]["goes_on"] is None
+    ref.on_action("confirm")  # Bob starts the next
+    for faces in (("C",), ("C",)):  # Bob, then Cy: Ann wins
+        ref.on_roll(RollObservation(faces))
+    board = board_snapshot(ref)
+    assert [p["wins"] for p in board["players"]] == [1, 0, 1] and board["series"]["champion"] is None
+    goes_on = "Ann and Cy are tied for the lead with 1 win each, so the series goes on until one player leads alone."
+    assert board["series"]["goes_on"] == goes_on
+    assert goes_on.replace("1 win", "one win") in said(ref.on_action("repeat"))  # as the speaker said it
+    ref.on_action("undo")
+    assert board_snapshot(ref)["series"]["goes_on"] is None

@@ -167,8 +167,17 @@ def _series(series) -> dict | None:
         goal = f"first to {rules.first_to} win{'' if rules.first_to == 1 else 's'}"
     else:
         goal = f"best of {rules.best_of} game{'' if rules.best_of == 1 else 's'}"
+    # A best of N whose top is tied after its N games goes on, as the speaker said at that game's end
+    # (found by an audit: the page showed "best of 3 games", three played and no winner, with no word why).
+    goes_on = None
+    if not series.is_over and rules.best_of is not None and series.games >= rules.best_of:
+        top = max(series.wins)
+        tied = [name for name, won in zip(series.config.players, series.wins) if won == top]
+        goes_on = (f"{join_names(tied)} are tied for the lead with {top} win{'' if top == 1 else 's'} each, "
+                   "so the series goes on until one player leads alone.")
     return {
         "games": series.games,
         "goal": goal,
         "champion": series.config.players[series.champion] if series.champion is not None else None,
+        "goes_on": goes_on,
     }

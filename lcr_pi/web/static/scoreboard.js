@@ -165,7 +165,8 @@
     const s = b.series;
     const tally = b.players.map((p) => `${p.name} ${p.wins}`).join(", ");
     const champion = s.champion ? ` ${s.champion} won the series!` : "";
-    $("series-text").textContent = `A series, ${s.goal}. Games played: ${s.games}. Wins: ${tally}.${champion}`;
+    const goesOn = s.goes_on ? ` ${s.goes_on}` : "";
+    $("series-text").textContent = `A series, ${s.goal}. Games played: ${s.games}. Wins: ${tally}.${champion}${goesOn}`;
   }
 
   function renderHistory(history) {
