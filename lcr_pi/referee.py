@@ -767,7 +767,10 @@ class Referee:
                 # champion may not be the game's winner: a best of N can be settled by another's win.
                 champion = self.config.players[self.series.champion]
                 won += " and the series" if self.series.champion == state.winner else f", and {champion} the series"
-            words.append(f"{won}. {self._game_over_prompt()}")
+            # A best of N tied after its N games goes on, said here as at the game's end (found by an
+            # audit: status and "Welcome back" there said only "Press confirm for the next game").
+            play_on = self._play_on_words() if self.series is not None else ""
+            words.append(f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}")
         elif self.phase == "await_decision":
             words.append(self._decision_reminder())
         else:

@@ -678,6 +678,11 @@ def test_a_best_of_n_tied_at_the_top_after_n_games_says_that_the_series_goes_on(
     assert said(out).endswith("Games won so far: Ann has one win, Bob has one win, Cy has one win. Ann, Bob and Cy "
                               "are tied for the lead with one win each, so the series goes on until one player "
                               "leads alone. Press confirm for the next game.")
+    # Status, and "Welcome back" after a restart, say it too (found by an audit of the page's series).
+    goes_on = ("Bob won this game. Ann, Bob and Cy are tied for the lead with one win each, so the series goes on "
+               "until one player leads alone. Press confirm for the next game.")
+    assert said(ref.on_action("status")).endswith(goes_on)
+    assert said(Referee.restore(ref.snapshot()).start()).endswith(goes_on)
 
 
 def test_a_series_says_what_it_is_played_to_as_it_begins_and_again_when_a_new_one_begins():
