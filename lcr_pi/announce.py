@@ -113,6 +113,15 @@ def rules_words(variant: str) -> list[str]:
     return words
 
 
+def one_chip_each(take: int, eligible, held) -> bool:
+    """Whether two W must take one chip each from two players: no one they may take from holds two.
+
+    >>> one_chip_each(2, (1, 2), (3, 1, 1)), one_chip_each(2, (1, 2), (3, 2, 1)), one_chip_each(1, (1,), (3, 1))
+    (True, False, False)
+    """
+    return take == 2 and bool(held) and all(held[s] < 2 for s in eligible)
+
+
 def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: tuple[int, ...] = ()) -> list[str]:
     """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves.
     ``chips_held``: each seat's chips before the batch, when a batch without a roll needs them (a Wild
@@ -120,8 +129,7 @@ def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: t
     lines: list[str] = []
     held = chips_held  # the chips as the last roll left them, for what three W add to the roller's
     for event in events:
-        if isinstance(event, ev.DecisionNeeded) and event.take == 2 and held and all(
-                held[s] < 2 for s in event.eligible):
+        if isinstance(event, ev.DecisionNeeded) and one_chip_each(event.take, event.eligible, held):
             # No one can give both chips: "both from one player" would offer what the buttons then
             # refuse (found by an audit of the variants by ear).
             choices = join_names([players[s] for s in event.eligible], "or")

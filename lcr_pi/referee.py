@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import announce, as_sentence, chips, dice, join_names, number, series_opening, spoken_faces, wins_tally
+from lcr_pi.announce import (announce, as_sentence, chips, dice, join_names, number, one_chip_each, series_opening,
+                             spoken_faces, wins_tally)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -870,6 +871,11 @@ class Referee:
             first = self.config.players[self._picked[0]]
             return (f"{self.config.players[p.seat]} takes one chip from {first} and must choose whom to take "
                     f"the second from. {self._choice_help()}")
+        if one_chip_each(p.take, p.eligible, self.game.state.chips):
+            # As the Wild sentence says it (found by an audit: status and a restart said "whom to take two
+            # chips from", then "take one chip each from two players").
+            return (f"{self.config.players[p.seat]} must first choose two players to take one chip each from. "
+                    f"{self._choice_help()}")
         return f"{self.config.players[p.seat]} must first choose whom to take {chips(p.take)} from. {self._choice_help()}"
 
     @staticmethod

@@ -817,3 +817,23 @@ def test_a_best_of_n_tied_after_its_n_games_says_on_the_page_that_it_goes_on():
     assert goes_on.replace("1 win", "one win") in said(ref.on_action("repeat"))  # as the speaker said it
     ref.on_action("undo")
     assert board_snapshot(ref)["series"]["goes_on"] is None
+
+
+def test_two_wilds_where_no_one_holds_two_chips_ask_for_one_each_on_the_page_and_in_status():
+    # Found by an audit: the speaker said "take one chip each from two players", the page "choose whom to
+    # take two chips from", and status, or "Welcome back" after a restart, "whom to take two chips from".
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy", "Dee"], variant="wild"))
+    ref.start()
+    for faces in (("dot", "dot", "dot"), ("C", "C", "dot"), ("C", "C", "dot"), ("C", "C", "dot")):
+        ref.on_roll(RollObservation(faces))
+    assert "Two wilds! Ann, take one chip each from two players." in said(ref.on_roll(RollObservation(("W", "W", "dot"))))
+    board = board_snapshot(ref)
+    assert board["turn"]["text"] == "Ann: choose two players to take one chip each from"
+    assert board["decision"]["choices"] == ["Bob", "Cy", "Dee"]
+    reminder = "Ann must first choose two players to take one chip each from."
+    assert reminder in said(ref.on_action("status"))
+    assert reminder in said(Referee.restore(ref.snapshot()).start())
+    ref.on_action("choose", "Bob")
+    board = board_snapshot(ref)
+    assert board["turn"]["text"] == "Ann: choose whom to take the second chip from (one taken from Bob)"
+    assert board["decision"]["choices"] == ["Cy", "Dee"]

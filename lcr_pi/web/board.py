@@ -19,7 +19,7 @@ once, and tests compare it with the engine directly.
 
 from __future__ import annotations
 
-from lcr_pi.announce import announce, dice, join_names, spoken_faces
+from lcr_pi.announce import announce, dice, join_names, one_chip_each, spoken_faces
 from lcr_pi.rules import events as ev
 
 #: Turns kept on the page (newest first); older ones are in the game log on the Pi.
@@ -115,8 +115,10 @@ def _turn(referee) -> dict:
         picks = referee.decision_picks
         chip_word = "one chip" if p.take == 1 else "the second chip" if picks else "two chips"
         taken = f" (one taken from {names[picks[0]]})" if picks else ""
-        return {"seat": p.seat, "player": names[p.seat], "dice": 0,
-                "text": f"{names[p.seat]}: choose whom to take {chip_word} from{taken}"}
+        whom = f"whom to take {chip_word} from{taken}"
+        if not picks and one_chip_each(p.take, p.eligible, state.chips):
+            whom = "two players to take one chip each from"  # as the speaker says it: no one has two to give
+        return {"seat": p.seat, "player": names[p.seat], "dice": 0, "text": f"{names[p.seat]}: choose {whom}"}
     text = f"{state.current_player}: roll {dice(state.dice_to_roll)}"
     if phase == "confirm_read":
         guess = spoken_faces(referee.offered_guess or ())
