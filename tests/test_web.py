@@ -150,7 +150,9 @@ def test_board_shows_the_winner_and_the_series_tally():
     assert [p["winner"] for p in board["players"]] == [False, False, True]
     assert board["turn"]["text"] == "Cy won the game"
     assert [p["wins"] for p in board["players"]] == [0, 0, 1]
-    assert board["series"] == {"games": 1, "goal": "first to 2 wins", "champion": None, "goes_on": None}
+    assert board["series"] == {"games": 1, "goal": "first to 2 wins",
+                               "tally": "Ann has 0 wins, Bob has 0 wins, Cy has 1 win", "champion": None,
+                               "goes_on": None}
 
 
 # -- LAN only -------------------------------------------------------------------------------------
@@ -837,3 +839,14 @@ def test_two_wilds_where_no_one_holds_two_chips_ask_for_one_each_on_the_page_and
     board = board_snapshot(ref)
     assert board["turn"]["text"] == "Ann: choose whom to take the second chip from (one taken from Bob)"
     assert board["decision"]["choices"] == ["Cy", "Dee"]
+
+
+def test_the_series_tally_on_the_page_says_has_between_a_name_and_its_wins():
+    # Found by an audit: the page's tally read "Wins: Player 1 0, Player 2 1, Player 3 0", a name that
+    # ends in a number run into the number of wins (the speaker says "Player 2 has one win").
+    ref = Referee(GameConfig.create(["Player 1", "Player 2", "Player 3"], starting_chips=1),
+                  series_rules=SeriesRules(first_to=2))
+    ref.start()
+    for faces in (("C",), ("C",)):
+        ref.on_roll(RollObservation(faces))
+    assert board_snapshot(ref)["series"]["tally"] == "Player 1 has 0 wins, Player 2 has 0 wins, Player 3 has 1 win"

@@ -177,9 +177,14 @@ def _series(series) -> dict | None:
         tied = [name for name, won in zip(series.config.players, series.wins) if won == top]
         goes_on = (f"{join_names(tied)} are tied for the lead with {top} win{'' if top == 1 else 's'} each, "
                    "so the series goes on until one player leads alone.")
+    # "has" between a name and its number, as the speaker says it: "Player 2 has 1 win", not "Player 2 1"
+    # (found by an audit: the page's tally read "Wins: Player 1 0, Player 2 1, Player 3 0").
+    tally = ", ".join(f"{name} has {won} win{'' if won == 1 else 's'}"
+                      for name, won in zip(series.config.players, series.wins))
     return {
         "games": series.games,
         "goal": goal,
+        "tally": tally,
         "champion": series.config.players[series.champion] if series.champion is not None else None,
         "goes_on": goes_on,
     }

@@ -163,10 +163,9 @@
     $("series").hidden = !b.series;
     if (!b.series) return;
     const s = b.series;
-    const tally = b.players.map((p) => `${p.name} ${p.wins}`).join(", ");
     const champion = s.champion ? ` ${s.champion} won the series!` : "";
     const goesOn = s.goes_on ? ` ${s.goes_on}` : "";
-    $("series-text").textContent = `A series, ${s.goal}. Games played: ${s.games}. Wins: ${tally}.${champion}${goesOn}`;
+    $("series-text").textContent = `A series, ${s.goal}. Games played: ${s.games}. Wins: ${s.tally}.${champion}${goesOn}`;
   }
 
   function renderHistory(history) {
