@@ -203,3 +203,24 @@ def test_the_capture_locks_the_pi_camera_as_the_calibration_and_the_game_do(tmp_
     assert main(["capture", "--camera", "picamera2", "--calibration", str(cal), "--models", str(tmp_path / "none"),
                  str(tmp_path / "out")]) == 0
     assert opened == [locked]
+
+
+def test_a_roll_mixing_pip_and_lcr_faces_or_faces_of_another_kind_is_refused(tmp_path, two_rolls):
+    # Found by an audit (2026-12-04): "R . 1" was saved as an LCR R and dot beside a pip 1, and eval
+    # then took the whole folder's dice kind for "auto"; with --kind lcr a typed 1 was saved as a pip 1.
+    with pytest.raises(UserError, match="'1' is a pip face and 'R' an LCR one"):
+        parse_roll("R . 1")
+    with pytest.raises(UserError, match=r"'1' is not a face of lcr dice \(--kind lcr: L, C, R, dot\)"):
+        parse_roll("L 1", "lcr")
+    with pytest.raises(UserError, match="'W' is not a face of lcr dice"):
+        parse_roll("W C", "lcr")
+    with pytest.raises(UserError, match="'L' is not a face of pip dice"):
+        parse_roll("L", "pip")
+    assert parse_roll("dot W", "wild")[0] == ("dot", "W") and parse_roll("6 1", "pip")[0] == ("6", "1")
+    frames, _ = two_rolls
+    said = []
+    answers = iter(["L C 1", "L C dot", "s"])
+    assert capture(ListSource(frames), None, tmp_path / "mine", ask=lambda p: next(answers), say=said.append,
+                   kind="lcr") == 1
+    assert "'1' is not a face of lcr dice" in said[0]
+    assert [i.faces for i in load_roll_folder(tmp_path / "mine")] == [("L", "C", "dot")]

@@ -20,6 +20,7 @@ from pathlib import Path
 from lcr_pi.errors import UserError
 from lcr_pi.persist import check_writable
 from lcr_pi.settings import CALIBRATION_DIR
+from lcr_pi.vision.dataset import LCR_FACES, PIP_FACES
 
 HELP = "Save settled camera frames into a labelled roll folder, asking for the faces (for lcr-pi eval)."
 
@@ -29,6 +30,9 @@ NO_FRAME_SECONDS = 10.0
 
 FACE_WORDS = {"l": "L", "left": "L", "c": "C", "centre": "C", "center": "C", "r": "R", "right": "R",
               "dot": "dot", ".": "dot", "w": "W", "wild": "W", "star": "W"}
+
+#: The faces each ``--kind`` of dice has (as ``lcr_pi.vision.teach.KIND_FACES``).
+KIND_FACES = {"pip": PIP_FACES, "lcr": ("L", "C", "R", "dot"), "wild": LCR_FACES}
 
 
 def add_arguments(parser) -> None:
@@ -44,9 +48,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--height", type=int, default=960)
 
 
-def parse_roll(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+def parse_roll(text: str, kind: str = "auto") -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """Typed faces -> (face names, which dice lean), or a UserError naming the word that is not a
-    face; a ``*`` after a face marks a leaning die.
+    face, or a face that is not on the dice of ``kind``; a ``*`` after a face marks a leaning die.
+    The dice of one roll are of one kind: a roll mixing pip and LCR faces is refused (found by an
+    audit: "R . 1" was saved as a pip 1 beside an LCR R, and eval then read the whole folder as of
+    no kind).
 
     >>> parse_roll("l c* Dot")
     (('L', 'C', 'dot'), (False, True, False))
@@ -65,6 +72,13 @@ def parse_roll(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         else:
             raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W; a * after a face marks a leaning die)")
         leaning.append(leans)
+    wrong = [f for f in faces if kind in KIND_FACES and f not in KIND_FACES[kind]]
+    if wrong:
+        raise UserError(f"{wrong[0]!r} is not a face of {kind} dice (--kind {kind}: {', '.join(KIND_FACES[kind])})")
+    pips, letters = [f for f in faces if f in PIP_FACES], [f for f in faces if f not in PIP_FACES]
+    if pips and letters:
+        raise UserError(f"{pips[0]!r} is a pip face and {letters[0]!r} an LCR one: the dice of a roll are of one kind "
+                        f"(an LCR die's dot is 'dot' or '.')")
     return tuple(faces), tuple(leaning)
 
 
@@ -77,7 +91,7 @@ def next_index(images: Path) -> int:
     return max(taken, default=-1) + 1
 
 
-def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None) -> int:
+def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None, kind="auto") -> int:
     """The capture loop over any frame source; ``read(frame)`` gives the reader's guess (or None).
 
     Returns the number of saved rolls. ``ask(prompt)`` returns the typed line (EOFError ends).
@@ -136,7 +150,7 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None)
                 faces = None
                 break
             try:
-                faces, leaning = parse_roll(typed) if typed else (guess, guess_leaning)
+                faces, leaning = parse_roll(typed, kind) if typed else (guess, guess_leaning)
             except UserError as exc:
                 say(str(exc))
                 continue
@@ -209,7 +223,7 @@ def run(args) -> int:
         return line
 
     try:
-        n = capture(source, read, args.out, ask=ask, limit=args.limit, settle=settle)
+        n = capture(source, read, args.out, ask=ask, limit=args.limit, settle=settle, kind=args.kind)
     finally:
         source.close()
     print(f"{n} rolls saved in {args.out}; measure the reader with: lcr-pi eval {args.out}")
