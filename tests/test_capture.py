@@ -224,3 +224,17 @@ def test_a_roll_mixing_pip_and_lcr_faces_or_faces_of_another_kind_is_refused(tmp
                    kind="lcr") == 1
     assert "'1' is not a face of lcr dice" in said[0]
     assert [i.faces for i in load_roll_folder(tmp_path / "mine")] == [("L", "C", "dot")]
+
+
+def test_a_picture_deleted_by_hand_does_not_lend_its_name_and_label_to_the_next_roll(tmp_path, two_rolls):
+    # Found by an audit (2026-12-04): with the last picture deleted (its label left), the next roll was
+    # saved under its name, and the old label ("2 5") then graded the new picture ("6 3"), silently.
+    frames, _ = two_rolls
+    out = tmp_path / "mine"
+    answers = iter(["2 5", "6 3"])
+    assert capture(ListSource(frames), None, out, ask=lambda p: next(answers), say=lambda s: None) == 2
+    (out / "images" / "0001.jpg").unlink()
+    assert capture(ListSource(frames[24:]), None, out, ask=lambda p: "6 3", say=lambda s: None) == 1
+    lines = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    assert [x["image"] for x in lines] == ["images/0000.jpg", "images/0001.jpg", "images/0002.jpg"]
+    assert sorted(p.name for p in (out / "images").iterdir()) == ["0000.jpg", "0002.jpg"]

@@ -86,8 +86,21 @@ def _shown(faces, leaning) -> str:
     return " ".join(f + ("*" if lean else "") for f, lean in zip(faces, leaning))
 
 
-def next_index(images: Path) -> int:
-    taken = [int(p.stem) for p in images.glob("*.jpg") if p.stem.isascii() and p.stem.isdigit()]
+def next_index(images: Path, labels: Path | None = None) -> int:
+    """The number of the next picture: after every ``NNNN.jpg`` in ``images`` and every one that
+    ``labels`` names (found by an audit: a labelled picture deleted by hand was the next roll's name,
+    and its old label then graded the new picture, silently)."""
+    names = [p.name for p in images.glob("*.jpg")]
+    if labels is not None and labels.is_file():
+        for line in labels.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                image = json.loads(line).get("image")
+            except (ValueError, AttributeError, RecursionError):  # a torn line, or not a label
+                continue
+            if isinstance(image, str) and Path(image).parent == Path("images"):
+                names.append(Path(image).name)
+    stems = [Path(n).stem for n in names if n.endswith(".jpg")]
+    taken = [int(stem) for stem in stems if stem.isascii() and stem.isdigit()]
     return max(taken, default=-1) + 1
 
 
@@ -112,7 +125,10 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None,
         raise UserError(f"cannot capture into {out} ({exc.strerror or exc})") from None
     settle = settle or SettleDetector()
     saved = 0
-    index = next_index(images)
+    try:
+        index = next_index(images, labels)
+    except OSError as exc:
+        raise UserError(f"cannot read {labels} ({exc.strerror or exc})") from None
     last_frame = time.monotonic()
     while limit is None or saved < limit:
         frame = source.read()
