@@ -238,3 +238,37 @@ def test_a_picture_deleted_by_hand_does_not_lend_its_name_and_label_to_the_next_
     lines = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
     assert [x["image"] for x in lines] == ["images/0000.jpg", "images/0001.jpg", "images/0002.jpg"]
     assert sorted(p.name for p in (out / "images").iterdir()) == ["0000.jpg", "0002.jpg"]
+
+
+@pytest.mark.parametrize("read_only", ["images", "labels.jsonl"])
+def test_a_read_only_images_folder_or_labels_file_is_named_before_the_first_roll(tmp_path, two_rolls, monkeypatch,
+                                                                                  read_only):
+    # Found by an audit (2026-12-04): both were named only once the first roll's faces were typed, a
+    # read-only labels.jsonl after that roll's picture had been saved beside the labels.
+    import pathlib
+    import tempfile
+
+    frames, _ = two_rolls
+    out = tmp_path / "mine"
+    capture(ListSource(frames[:24]), None, out, ask=lambda p: "2 5", say=lambda s: None)
+    mkstemp, path_open = tempfile.mkstemp, pathlib.Path.open
+
+    def refused(path):  # as a read-only folder or file refuses, whoever runs the tests (root too)
+        if path.endswith(read_only):
+            raise PermissionError(13, "Permission denied")
+
+    def refusing_mkstemp(*args, dir=None, **kwargs):
+        refused(str(dir))
+        return mkstemp(*args, dir=dir, **kwargs)
+
+    def refusing_open(self, mode="r", *args, **kwargs):
+        if mode.strip("b") != "r":
+            refused(str(self))
+        return path_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refusing_mkstemp)
+    monkeypatch.setattr(pathlib.Path, "open", refusing_open)
+    asked = []
+    with pytest.raises(UserError, match="Permission denied"):
+        capture(ListSource(frames[24:]), None, out, ask=lambda p: asked.append(p) or "6 3", say=lambda s: None)
+    assert asked == [] and sorted(p.name for p in (out / "images").iterdir()) == ["0000.jpg"]

@@ -121,14 +121,19 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None,
         if labels.exists() and not labels.is_file():
             raise UserError(f"{labels} is not a file: give another folder to capture into")
         check_writable(labels, "the labels")
+        # A read-only images folder or labels.jsonl, too (found by an audit: named only once the first
+        # roll's faces were typed, the latter after its picture was saved).
+        index = next_index(images, labels)
+        check_writable(images / f"{index:04d}.jpg", "the pictures")
     except OSError as exc:
         raise UserError(f"cannot capture into {out} ({exc.strerror or exc})") from None
+    try:
+        if labels.exists():
+            labels.open("ab").close()
+    except OSError as exc:
+        raise UserError(f"cannot add to {labels} ({exc.strerror or exc})") from None
     settle = settle or SettleDetector()
     saved = 0
-    try:
-        index = next_index(images, labels)
-    except OSError as exc:
-        raise UserError(f"cannot read {labels} ({exc.strerror or exc})") from None
     last_frame = time.monotonic()
     while limit is None or saved < limit:
         frame = source.read()
