@@ -272,3 +272,8 @@ def test_a_read_only_images_folder_or_labels_file_is_named_before_the_first_roll
     with pytest.raises(UserError, match="Permission denied"):
         capture(ListSource(frames[24:]), None, out, ask=lambda p: asked.append(p) or "6 3", say=lambda s: None)
     assert asked == [] and sorted(p.name for p in (out / "images").iterdir()) == ["0000.jpg"]
+
+
+def test_a_limit_of_no_roll_is_refused(tmp_path, two_rolls, capsys):
+    assert main(["capture", "--camera", str(tmp_path), "--limit", "0", str(tmp_path / "out")]) == 2
+    assert "--limit must be 1 or more rolls, not 0" in capsys.readouterr().err and not (tmp_path / "out").exists()

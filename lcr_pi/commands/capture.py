@@ -206,6 +206,8 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None,
 
 
 def run(args) -> int:
+    if args.limit is not None and args.limit < 1:  # found by an audit: 0 opened the camera to save no roll
+        raise UserError(f"--limit must be 1 or more rolls, not {args.limit}")
     from lcr_pi.camera import open_frame_source
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader

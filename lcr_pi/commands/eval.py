@@ -95,6 +95,8 @@ def run(args) -> int:
     from lcr_pi.vision.dataset import apply_corrections, labelled_kind, load_corrections, load_roll_folder
     from lcr_pi.vision.reader import DiceReader
 
+    if args.limit is not None and args.limit < 1:  # found by an audit: 0 reported a 100 % die accuracy of no image
+        raise UserError(f"--limit must be 1 or more images, not {args.limit}")
     items = load_roll_folder(args.folder)  # report label problems before loading models
     applied = stale = ()
     if args.corrections:

@@ -334,3 +334,12 @@ def test_what_became_of_each_die(tmp_path, capsys):
     print_outcomes(dice_outcomes([(label, reading, flat)], 0.9))
     said = capsys.readouterr().out
     assert "what became of the 4 dice" in said and "the classifier hesitates between faces" in said
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_a_limit_of_no_image_is_refused_via_cli(tmp_path, capsys, limit):
+    # Found by an audit (2026-12-04): --limit 0 reported "0 images, 0 dice" and a 100 % die accuracy,
+    # --limit -1 silently left the last picture out.
+    make_folder(tmp_path, [{"faces": ["1"]}, {"faces": ["2"]}])
+    assert main(["eval", str(tmp_path), "--limit", limit]) == 2
+    assert f"--limit must be 1 or more images, not {limit}" in capsys.readouterr().err
