@@ -92,7 +92,7 @@ def next_index(images: Path, labels: Path | None = None) -> int:
     and its old label then graded the new picture, silently)."""
     names = [p.name for p in images.glob("*.jpg")]
     if labels is not None and labels.is_file():
-        for line in labels.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in labels.read_text(encoding="utf-8-sig", errors="replace").splitlines():
             try:
                 image = json.loads(line).get("image")
             except (ValueError, AttributeError, RecursionError):  # a torn line, or not a label

@@ -176,7 +176,7 @@ def examples_from_folder(folder, reader=None) -> dict:
     folder = Path(folder)
     items = load_roll_folder(folder)
     corners_by_line = {}
-    for number, line in enumerate((folder / "labels.jsonl").read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate((folder / "labels.jsonl").read_text(encoding="utf-8-sig").splitlines(), start=1):
         if line.strip():
             record = json.loads(line)
             if isinstance(record.get("corners"), list):

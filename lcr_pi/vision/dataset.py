@@ -127,7 +127,7 @@ def load_roll_folder(folder: str | os.PathLike) -> list[LabelledImage]:
     if not labels.is_file():
         raise UserError(f"{folder}: missing labels.jsonl (one JSON object per image)")
     try:
-        text = labels.read_text(encoding="utf-8")
+        text = labels.read_text(encoding="utf-8-sig")  # found by an audit: a BOM (Notepad) was "bad JSON" at line 1
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{labels}: cannot read ({exc})") from None
     items = []

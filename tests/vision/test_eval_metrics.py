@@ -343,3 +343,13 @@ def test_a_limit_of_no_image_is_refused_via_cli(tmp_path, capsys, limit):
     make_folder(tmp_path, [{"faces": ["1"]}, {"faces": ["2"]}])
     assert main(["eval", str(tmp_path), "--limit", limit]) == 2
     assert f"--limit must be 1 or more images, not {limit}" in capsys.readouterr().err
+
+
+def test_labels_saved_with_a_byte_order_mark_are_read(tmp_path):
+    # Found by an audit (2026-12-04): labels.jsonl saved by Windows Notepad starts with a BOM, and its
+    # first line was "bad JSON (Unexpected UTF-8 BOM (decode using utf-8-sig) at column 1)".
+    make_folder(tmp_path, [{"faces": ["6"]}, {"faces": ["2"]}])
+    labels = tmp_path / "labels.jsonl"
+    labels.write_bytes(b"\xef\xbb\xbf" + labels.read_bytes())
+    metrics, rows = evaluate_folder(tmp_path, ScriptedReader([reading([die("6", B1)]), reading([die("2", B1)])]))
+    assert [item.faces for item, _, _ in rows] == [("6",), ("2",)] and metrics["image_accuracy"] == 1.0
