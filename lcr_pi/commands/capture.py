@@ -20,7 +20,7 @@ from pathlib import Path
 from lcr_pi.errors import UserError
 from lcr_pi.persist import check_writable
 from lcr_pi.settings import CALIBRATION_DIR
-from lcr_pi.vision.dataset import LCR_FACES, PIP_FACES
+from lcr_pi.vision.dataset import KIND_FACES, PIP_FACES
 
 HELP = "Save settled camera frames into a labelled roll folder, asking for the faces (for lcr-pi eval)."
 
@@ -30,9 +30,6 @@ NO_FRAME_SECONDS = 10.0
 
 FACE_WORDS = {"l": "L", "left": "L", "c": "C", "centre": "C", "center": "C", "r": "R", "right": "R",
               "dot": "dot", ".": "dot", "w": "W", "wild": "W", "star": "W"}
-
-#: The faces each ``--kind`` of dice has (as ``lcr_pi.vision.teach.KIND_FACES``).
-KIND_FACES = {"pip": PIP_FACES, "lcr": ("L", "C", "R", "dot"), "wild": LCR_FACES}
 
 
 def add_arguments(parser) -> None:

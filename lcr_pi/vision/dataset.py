@@ -34,6 +34,8 @@ from lcr_pi.errors import UserError
 PIP_FACES = ("1", "2", "3", "4", "5", "6")
 LCR_FACES = ("L", "C", "R", "dot", "W")
 FACE_NAMES = PIP_FACES + LCR_FACES
+#: The faces of each kind of dice a table names (``--kind``): Wild dice have the W that LCR dice lack.
+KIND_FACES = {"pip": PIP_FACES, "lcr": ("L", "C", "R", "dot"), "wild": LCR_FACES}
 
 Box = tuple[float, float, float, float]
 

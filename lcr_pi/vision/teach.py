@@ -53,6 +53,7 @@ import numpy as np
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
+from lcr_pi.vision.dataset import KIND_FACES
 from lcr_pi.vision.reader import FRAME_CHOOSES, check_frame, unsettled
 
 FORMAT_VERSION = 2
@@ -86,7 +87,6 @@ FAMILIAR = 3.5  # a face further than this many typical distances from every tau
 # of them from every view although nearer its own face than any other (see TaughtSet.judge).
 SURE_SCALE = 0.12
 DESCRIPTOR = f"patch{PATCH}+colour"
-KIND_FACES = {"pip": ("1", "2", "3", "4", "5", "6"), "lcr": ("L", "C", "R", "dot"), "wild": ("L", "C", "R", "dot", "W")}
 
 # The wide search around a rough outline: sizes, shifts (fractions of the side) and turns (degrees).
 COARSE_SCALES = (0.55, 0.65, 0.77, 0.9, 1.05, 1.25)
