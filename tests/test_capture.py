@@ -277,3 +277,24 @@ def test_a_read_only_images_folder_or_labels_file_is_named_before_the_first_roll
 def test_a_limit_of_no_roll_is_refused(tmp_path, two_rolls, capsys):
     assert main(["capture", "--camera", str(tmp_path), "--limit", "0", str(tmp_path / "out")]) == 2
     assert "--limit must be 1 or more rolls, not 0" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_quit_and_skip_as_words_star_asked_about_and_the_summary_on_a_line_of_its_own(tmp_path, two_rolls):
+    # Found by a review (2026-12-04): only "q" and "s" were taken ("quit" was called no face); "star" was
+    # saved as a W for dice whose C is a star; at the end of the input the summary ran on the prompt's line.
+    frames, _ = two_rolls
+    said = []
+    answers = iter(["skip", "quit"])
+    assert capture(ListSource(frames), None, tmp_path / "mine", ask=lambda p: next(answers), say=said.append) == 0
+    assert not any("is not a face" in line for line in said)
+    with pytest.raises(UserError, match="type C for a centre face shown as a star, or W for the wild face"):
+        parse_roll("L star .")
+    with pytest.raises(UserError, match="s skips the picture, q stops"):
+        parse_roll("L x")
+
+    def ended(prompt):
+        raise EOFError
+
+    said.clear()
+    assert capture(ListSource(frames), None, tmp_path / "mine", ask=ended, say=said.append) == 0
+    assert said[-1] == ""  # a new line after the prompt, before the command's summary

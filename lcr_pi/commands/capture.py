@@ -29,7 +29,10 @@ HELP = "Save settled camera frames into a labelled roll folder, asking for the f
 NO_FRAME_SECONDS = 10.0
 
 FACE_WORDS = {"l": "L", "left": "L", "c": "C", "centre": "C", "center": "C", "r": "R", "right": "R",
-              "dot": "dot", ".": "dot", "w": "W", "wild": "W", "star": "W"}
+              "dot": "dot", ".": "dot", "w": "W", "wild": "W"}
+# Not "star": some dice show the centre's C as a star, others the wild face; the player names which
+# (found by a review: "star" was saved as a W, silently, for dice whose C is a star).
+STOP_WORDS, SKIP_WORDS = ("q", "quit", "stop"), ("s", "skip")
 
 
 def add_arguments(parser) -> None:
@@ -66,8 +69,11 @@ def parse_roll(text: str, kind: str = "auto") -> tuple[tuple[str, ...], tuple[bo
             faces.append(w)
         elif w in FACE_WORDS:
             faces.append(FACE_WORDS[w])
+        elif w == "star":
+            raise UserError("'star' is not a face: type C for a centre face shown as a star, or W for the wild face")
         else:
-            raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W; a * after a face marks a leaning die)")
+            raise UserError(f"{word!r} is not a face (1-6, L, C, R, dot, W; a * after a face marks a leaning die; "
+                            "s skips the picture, q stops)")
         leaning.append(leans)
     wrong = [f for f in faces if kind in KIND_FACES and f not in KIND_FACES[kind]]
     if wrong:
@@ -160,11 +166,12 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None,
                 typed = ask(f"Roll {saved + 1}: faces [{_shown(guess, guess_leaning)}]{note} "
                             f"(Enter accepts, s skips, q stops; * after a face: that die leans): ")
             except EOFError:
+                say("")  # the summary after it starts on a line of its own, not on the prompt's
                 return saved
             typed = typed.strip()
-            if typed.lower() == "q":
+            if typed.lower() in STOP_WORDS:
                 return saved
-            if typed.lower() == "s":
+            if typed.lower() in SKIP_WORDS:
                 faces = None
                 break
             try:
