@@ -714,8 +714,12 @@ class Referee:
         words = announce([undone], self.config.players)
         if was_over and self._series_before_win is not None:
             # Undoing the roll that won a game also takes that win off the series tally.
+            series_won = self.series.is_over
             self.series, self._series_before_win = self._series_before_win, None
             words.append("That win is taken off the tally.")
+            if series_won and not self.series.is_over:
+                # Found by an audit: the table had heard who won the series, and nothing said it was open again.
+                words.append("The series is not won yet.")
         words.append(f"Roll {dice(state.dice_to_roll)}.")
         return self._speak(words) + [ShowTurn(state.current), self._checkpoint("undo", faces=list(undone.faces))]
 

@@ -750,3 +750,22 @@ def test_new_players_before_a_series_has_a_winner_hear_what_it_is_played_to_but_
     assert "starts over" not in words
     assert words.startswith("The players are now Ann, Bob, Cy and Di, in seat order. A new series: first to two wins. "
                             "A new game of LCR")
+
+
+def test_undoing_the_roll_that_won_a_series_says_the_series_is_not_won_yet():
+    # Found by an audit (2026-12-04): the table heard who won the series, then only "That win is taken
+    # off the tally"; nothing said the series was open again.
+    ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=1))
+    ref.start()
+    ref.on_roll(clear("C", "C", "C"))
+    ref.on_roll(clear("C", "C", "C"))  # Cy wins the game and the series
+    assert ref.series.is_over
+    words = said(ref.on_action("undo"))
+    assert "That win is taken off the tally. The series is not won yet. Roll three dice." in words
+    assert not ref.series.is_over
+    # A win that did not end the series says only that it is taken off.
+    two = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2))
+    two.start()
+    two.on_roll(clear("C", "C", "C"))
+    two.on_roll(clear("C", "C", "C"))
+    assert "not won yet" not in said(two.on_action("undo"))
