@@ -55,6 +55,19 @@ def series_opening(first_to: int | None, best_of: int | None) -> str:
     return f"A new series: best of {number(best_of)} game{'' if best_of == 1 else 's'}."
 
 
+def series_goes_on(series) -> str:
+    """After a best of N's games with the top tied, why the series goes on; else "". Found by an audit:
+    the table heard "Press confirm for the next game" after the last of the N games (and the page
+    showed N played and no winner), with nothing to say that the series was not over, nor why."""
+    rules, wins = series.rules, series.wins
+    if series.is_over or rules.best_of is None or series.games < rules.best_of:
+        return ""
+    top = max(wins)
+    tied = [name for name, won in zip(series.config.players, wins) if won == top]
+    return (f"{join_names(tied)} are tied for the lead with {number(top)} win{'' if top == 1 else 's'} each, "
+            "so the series goes on until one player leads alone.")
+
+
 def chips(n: int) -> str:
     """
     >>> chips(1), chips(0), chips(4)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (announce, as_sentence, chips, dice, join_names, number, one_chip_each, series_opening,
-                             spoken_faces, wins_tally)
+from lcr_pi.announce import (announce, as_sentence, chips, dice, join_names, number, one_chip_each, series_goes_on,
+                             series_opening, spoken_faces, wins_tally)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -383,21 +383,9 @@ class Referee:
         if self.series is not None:
             self._series_before_win = self.series
             self.series, events = self.series.record_game(won.seat, self.game.state.first)
-            out += self._speak(announce(events, self.config.players) + [self._play_on_words()], extend=True)
+            out += self._speak(announce(events, self.config.players) + [series_goes_on(self.series)], extend=True)
         out += self._speak([self._game_over_prompt()], extend=True)
         return out
-
-    def _play_on_words(self) -> str:
-        """After a best of N's games with the top tied, why the series goes on; else nothing. Found by an
-        audit: the table heard "Press confirm for the next game" after the last of the N games, with
-        nothing to say that the series was not over, nor why."""
-        rules, wins = self.series.rules, self.series.wins
-        if self.series.is_over or rules.best_of is None or self.series.games < rules.best_of:
-            return ""
-        top = max(wins)
-        tied = [name for name, won in zip(self.config.players, wins) if won == top]
-        return (f"{join_names(tied)} are tied for the lead with {number(top)} win{'' if top == 1 else 's'} each, "
-                "so the series goes on until one player leads alone.")
 
     def _game_over_prompt(self) -> str:
         if self.series is not None and self.series.is_over:
@@ -774,7 +762,7 @@ class Referee:
                 won += " and the series" if self.series.champion == state.winner else f", and {champion} the series"
             # A best of N tied after its N games goes on, said here as at the game's end (found by an
             # audit: status and "Welcome back" there said only "Press confirm for the next game").
-            play_on = self._play_on_words() if self.series is not None else ""
+            play_on = series_goes_on(self.series) if self.series is not None else ""
             words.append(f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}")
         elif self.phase == "await_decision":
             words.append(self._decision_reminder())

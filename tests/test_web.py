@@ -814,7 +814,7 @@ def test_a_best_of_n_tied_after_its_n_games_says_on_the_page_that_it_goes_on():
         ref.on_roll(RollObservation(faces))
     board = board_snapshot(ref)
     assert [p["wins"] for p in board["players"]] == [1, 0, 1] and board["series"]["champion"] is None
-    goes_on = "Ann and Cy are tied for the lead with 1 win each, so the series goes on until one player leads alone."
+    goes_on = "Ann and Cy are tied for the lead with one win each, so the series goes on until one player leads alone."
     assert board["series"]["goes_on"] == goes_on
     assert goes_on.replace("1 win", "one win") in said(ref.on_action("repeat"))  # as the speaker said it
     ref.on_action("undo")

@@ -19,7 +19,7 @@ once, and tests compare it with the engine directly.
 
 from __future__ import annotations
 
-from lcr_pi.announce import announce, dice, join_names, one_chip_each, spoken_faces
+from lcr_pi.announce import announce, dice, join_names, one_chip_each, series_goes_on, spoken_faces
 from lcr_pi.rules import events as ev
 
 #: Turns kept on the page (newest first); older ones are in the game log on the Pi.
@@ -169,14 +169,9 @@ def _series(series) -> dict | None:
         goal = f"first to {rules.first_to} win{'' if rules.first_to == 1 else 's'}"
     else:
         goal = f"best of {rules.best_of} game{'' if rules.best_of == 1 else 's'}"
-    # A best of N whose top is tied after its N games goes on, as the speaker said at that game's end
-    # (found by an audit: the page showed "best of 3 games", three played and no winner, with no word why).
-    goes_on = None
-    if not series.is_over and rules.best_of is not None and series.games >= rules.best_of:
-        top = max(series.wins)
-        tied = [name for name, won in zip(series.config.players, series.wins) if won == top]
-        goes_on = (f"{join_names(tied)} are tied for the lead with {top} win{'' if top == 1 else 's'} each, "
-                   "so the series goes on until one player leads alone.")
+    # A best of N whose top is tied after its N games goes on: the page says so in the speaker's words
+    # (found by an audit: it showed "best of 3 games", three played and no winner, with no word why).
+    goes_on = series_goes_on(series) or None
     # "has" between a name and its number, as the speaker says it: "Player 2 has 1 win", not "Player 2 1"
     # (found by an audit: the page's tally read "Wins: Player 1 0, Player 2 1, Player 3 0").
     tally = ", ".join(f"{name} has {won} win{'' if won == 1 else 's'}"
