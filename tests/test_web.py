@@ -514,6 +514,48 @@ def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
     board.stop()
 
 
+def test_the_page_is_told_odds_are_coming_only_while_they_are(tmp_path, monkeypatch):
+    # A known defect: board.json said nothing but "odds": null during a roll-off (no game, so no odds) and
+    # with the odds off, so the page said "Chance to win: working it out…" for every player, forever.
+    import lcr_pi.stats as stats
+
+    release = threading.Event()
+
+    def slow_prepare(config):
+        release.wait(5)
+        return True
+
+    monkeypatch.setattr(stats, "prepare", slow_prepare)
+    referee = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), first_player="roll-off")
+    table = Table(referee, speaker=Speaker(), store=GameStore(tmp_path, evidence_frames=3))
+    server = start_scoreboard(table, ActionQueue(), "127.0.0.1", 0)
+    odds_off = LiveBoard(table, odds=False)
+    table.listeners.append(odds_off.listener)
+    client = Client(server)
+
+    def told(board=None):
+        data = json.loads(board.current()[1]) if board else json.loads(client.request("GET", "/board.json")[1])
+        return data["phase"], data["odds"], data["odds_coming"]
+
+    try:
+        table.start()
+        assert told() == ("roll_off", None, False)
+        for faces in (("6", "6", "6"), ("1", "1", "1")):
+            table.roll_seen(RollObservation(faces))
+            assert told() == ("roll_off", None, False)
+        table.roll_seen(RollObservation(("2", "2", "2")))
+        assert told() == ("await_roll", None, True)  # a game: its odds are being worked out
+        release.set()
+        deadline = time.monotonic() + 5
+        while told()[1] is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert told() == ("await_roll", odds_view(odds_for_state(table.referee.game.state)), False)
+        assert told(odds_off) == ("await_roll", None, False)  # the odds off: none are coming, ever
+    finally:
+        server.stop()
+        odds_off.stop()
+
+
 def test_start_web_from_the_command_line_and_settings(tmp_path, capsys):
     from types import SimpleNamespace
 

@@ -104,6 +104,10 @@ class LiveBoard:
             "boot": self.boot,
             "seq": self._seq,
             "odds": self._odds,
+            # Whether odds for this position are on their way: none come during a roll-off (no game) nor
+            # with the odds off, and the page must not say "working it out" then (it did, for every player,
+            # forever).
+            "odds_coming": self._odds is None and self.odds_worker is not None and self._odds_key is not None,
             "announcements": list(self._announcements),
             "evidence": self._evidence,
             "controls": self.controls,

@@ -9,6 +9,7 @@
 //    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change,
 //    and the players are named before the first roll (not once the game has begun);
 //  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
+//  * with the odds off, the page shows no chance to win at all (not a "working it out" that never ends);
 //  * the page reconnects by itself after its server goes away and comes back (a turn played meanwhile),
 //    and says it is not live when the server goes silent without closing (a power cut), catching up after;
 //  * text grows with the browser's font size, and at 150 to 300 % a 360 px phone needs no sideways scrolling;
@@ -23,7 +24,7 @@ import { chromium } from "playwright-core";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const { SCOREBOARD_URL, READ_ONLY_URL, GM_URL, PIN, CHROMIUM, SCREENSHOT_DIR } = process.env;
+const { SCOREBOARD_URL, READ_ONLY_URL, ODDS_OFF_URL, GM_URL, PIN, CHROMIUM, SCREENSHOT_DIR } = process.env;
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -346,6 +347,17 @@ try {
   })).status, PIN);
   assert.equal(readOnlyStatus, 403, "the read-only server refuses controls");
   summary.serious_violations += await audit(readOnly, "read-only page, dark");
+
+  // The odds off: no chance line and no note, where the page said "Chance to win: working it out…" for
+  // every player, forever (as it did in a roll-off, where no game means no odds).
+  const oddsOff = await browser.newPage();
+  await watchPage(oddsOff, problems);
+  await oddsOff.goto(ODDS_OFF_URL);
+  await oddsOff.waitForSelector("body[data-seq]");
+  await expectBoard(oddsOff, state, "odds-off page");
+  assert.deepEqual(await oddsOff.$$eval("#players li .odds", (ps) => ps.map((p) => p.textContent)), [],
+    "the odds-off page shows a chance to win");
+  assert.equal(await oddsOff.isVisible("#odds-note"), false, "the odds-off page has a note on the odds");
 } finally {
   await browser.close();
 }

@@ -113,6 +113,7 @@ class GameMaster:
         self.scoreboard = start_scoreboard(self.table, self.actions, "127.0.0.1", 0, pin=PIN,
                                            speech=SpeakerControl.of(self.speaker))
         self.read_only = start_scoreboard(self.table, self.actions, "127.0.0.1", 0)
+        self.odds_off = start_scoreboard(self.table, self.actions, "127.0.0.1", 0, odds=False)
         self.loop = threading.Thread(target=run_loop, args=(self.table,),
                                      kwargs={"actions": self.actions, "dice_source": self.tray}, daemon=True)
         self.loop.start()
@@ -183,6 +184,7 @@ class GameMaster:
         self.loop.join(timeout=5)
         self.scoreboard.stop()
         self.read_only.stop()
+        self.odds_off.stop()
 
 
 def serve_game_master(gm: GameMaster):
@@ -242,6 +244,7 @@ def test_scoreboard_in_chromium(tmp_path, monkeypatch):
         "CHROMIUM": CHROMIUM,
         "SCOREBOARD_URL": gm.scoreboard.url,
         "READ_ONLY_URL": gm.read_only.url,
+        "ODDS_OFF_URL": gm.odds_off.url,
         "GM_URL": f"http://127.0.0.1:{httpd.server_address[1]}",
         "PIN": PIN,
     }

@@ -51,8 +51,10 @@
     document.title = b.turn.player ? `${b.turn.text} – LCR scoreboard` : "LCR scoreboard";
   }
 
+  // No line at all when no odds are coming (a roll-off has no game, or the odds are off): a "working it
+  // out" that never ends would mislead.
   function oddsText(b, seat) {
-    if (!b.odds) return "Chance to win: working it out…";
+    if (!b.odds) return b.odds_coming ? "Chance to win: working it out…" : null;
     const percent = b.odds.percent[seat];
     const shown = percent >= 10 || percent === 0 ? Math.round(percent) : percent.toFixed(1);
     return `Chance to win: ${b.odds.exact ? "" : "about "}${shown}%`;
@@ -77,15 +79,17 @@
       } else if (p.chips === 0 && b.phase !== "game_over") {
         li.append(el("p", "marker", "No chips: skips their turns"));
       }
-      li.append(el("p", "odds", oddsText(b, p.seat)));
+      const odds = oddsText(b, p.seat);
+      if (odds) li.append(el("p", "odds", odds));
       if (p.wins !== null) li.append(el("p", "wins", `Games won: ${p.wins}`));
       return li;
     });
     $("players").replaceChildren(...items);
-    let note = "Chances to win are being worked out.";
+    let note = b.odds_coming ? "Chances to win are being worked out." : "";
     if (b.odds && b.odds.exact) note = "Chances to win are exact.";
     else if (b.odds) note = `Chances to win are estimates from simulated games (give or take ${b.odds.plus_minus} points).`;
     $("odds-note").textContent = note;
+    $("odds-note").hidden = !note;
   }
 
   function renderSaid(announcements, restarted) {
