@@ -614,7 +614,7 @@ class Referee:
             return self._pick(self._candidates()[self._choice_index])
         if self.phase == "game_over":
             self._series_for_next_game()
-            return self._begin_game(self._first_seat_for_new_game())
+            return self._roll_off_saved(self._begin_game(self._first_seat_for_new_game()))
         return self._speak(["Nothing to confirm."], keep=False)
 
     def _choose(self, name: str | None) -> list:
@@ -820,7 +820,7 @@ class Referee:
             first = self._first_seat_for_new_game()  # as confirm would: the series' next, or a roll-off
         out += self._begin_game(first)
         self._before_new_game = before if keep else None
-        return out
+        return self._roll_off_saved(out)
 
     def _undo_new_game(self) -> list:
         """Bring back the game a long press ended (its series tally too), where it was."""
@@ -885,6 +885,16 @@ class Referee:
         if keep:
             self._last_words = (self._last_words + said) if extend else said
         return list(said)
+
+    def _roll_off_saved(self, out: list) -> list:
+        """``out``, where a new game was begun, with a save when what began is a roll-off: a game saves
+        itself as it starts, a roll-off did not. Saved with no game, a power cut in the roll-off resumes
+        the roll-off (found by a review: after confirm at a game's end of a series rolled off for, a power
+        cut in the roll-off brought back the finished game, "The last game was won", confirm had to be
+        pressed again, and undo there took back the winning roll, which it could not before the cut)."""
+        if self.game is None:
+            out.append(Checkpoint({"what": "roll-off"}))
+        return out
 
     def _checkpoint(self, what: str, **details) -> Checkpoint:
         state = self.game.state

@@ -642,6 +642,38 @@ def test_a_restart_saved_in_a_roll_off_welcomes_the_table_back_with_the_series_t
     assert said(fresh.start()).startswith("Roll-off for who goes first")
 
 
+def test_the_roll_off_a_games_end_begins_is_saved_and_a_restart_resumes_it():
+    # Found by a review: confirm at the end of a game whose series rolls for the next starter began the
+    # roll-off unsaved. A power cut in it brought back the finished game ("The last game was won"),
+    # confirm had to be pressed again, and undo there took back the winning roll (and the win), which it
+    # could not before the cut. A long press at a game's end is the same.
+    for press in ("confirm", "new_game"):
+        ref = Referee(GameConfig.create(PLAYERS), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
+        saved = None  # the table as last saved, at a Checkpoint (what a power cut resumes)
+
+        def played(out):
+            nonlocal saved
+            if any(isinstance(o, Checkpoint) for o in out):
+                saved = ref.snapshot()
+            return out
+
+        played(ref.start())
+        played(ref.on_roll(clear("C", "C", "C")))
+        played(ref.on_roll(clear("C", "C", "C")))  # Cy wins the first game
+        played(ref.on_action(press))
+        assert ref.phase == "roll_off"
+        played(ref.on_roll(clear("6", "6", "6")))  # Ann's roll-off roll, then the power goes
+        again = Referee.restore(saved)
+        words = said(again.start())
+        assert words.startswith("Welcome back. The roll-off starts again from the first roll. Games won so far: "
+                                "Ann has none, Bob has none, Cy has one win. Roll-off for who goes first:"), press
+        assert again.phase == "roll_off" and again.series.games == 1 and again.series.wins == (0, 0, 1)
+        assert said(again.on_action("undo")) == "Nothing to undo."  # the win stays, as before the cut
+        for faces in (("1", "1", "1"), ("2", "2", "2"), ("3", "3", "3")):
+            out = again.on_roll(clear(*faces))
+        assert "Cy goes first, with nine." in said(out) and again.game.state.first == 2
+
+
 def test_status_and_a_restart_at_the_end_of_a_series_say_who_won_it():
     # Found by an audit: they said who won the last game and "Press confirm for a new series", not
     # who won the series.

@@ -272,6 +272,24 @@ def test_players_changed_before_a_roll_off_are_saved_so_a_pulled_plug_starts_the
     assert "Roll-off for who goes first: Ann, Bob, Cy and Di" in out
 
 
+def test_the_roll_off_confirm_begins_after_a_series_game_is_saved_so_a_pulled_plug_starts_it_again(tmp_path,
+                                                                                                monkeypatch, capsys):
+    # Found by a review: in a series whose next starter is rolled for, confirm at a game's end began a
+    # roll-off that was not saved; a plug pulled during it brought back the finished game ("The last game
+    # was won before it stopped") and the table had to press confirm again.
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]\nstarting_chips = 1')
+    config.write_text(config.read_text() + '[series]\nfirst_to = 2\nnext_starter = "roll-off"\n')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("C\nC\nconfirm\n6 6 6\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
+    assert "SAY: Ann scores eighteen." in capsys.readouterr().out
+    assert run_with(config, monkeypatch) == 0  # the next power-on
+    out = capsys.readouterr().out
+    assert ("SAY: Welcome back. The roll-off starts again from the first roll.\n"
+            "SAY: Games won so far: Ann has none, Bob has none, Cy has one win.\n"
+            "SAY: Roll-off for who goes first") in out
+    assert "The last game was won" not in out
+
+
 def test_a_saved_game_for_other_players_is_set_aside_and_said_with_one_full_stop(tmp_path, monkeypatch, capsys):
     # Found by a review (2026-12-04): "... It was kept as .../game-set-aside-....json.." was said.
     state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]')
