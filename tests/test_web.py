@@ -487,7 +487,9 @@ def test_a_broken_listener_never_stops_the_game(tmp_path):
     assert table.referee.game.state.chips == (1, 4, 3)
 
 
-def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
+@pytest.fixture
+def slow_odds(monkeypatch):
+    """The odds take until the test sets the event it is given (at most 5 s)."""
     import lcr_pi.stats as stats
 
     release = threading.Event()
@@ -497,6 +499,11 @@ def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
         return True
 
     monkeypatch.setattr(stats, "prepare", slow_prepare)
+    return release
+
+
+def test_the_listener_does_not_wait_for_the_odds(tmp_path, slow_odds):
+    release = slow_odds
     table = new_table(tmp_path)
     board = LiveBoard(table)
     table.listeners.append(board.listener)
@@ -514,18 +521,10 @@ def test_the_listener_does_not_wait_for_the_odds(tmp_path, monkeypatch):
     board.stop()
 
 
-def test_the_page_is_told_odds_are_coming_only_while_they_are(tmp_path, monkeypatch):
+def test_the_page_is_told_odds_are_coming_only_while_they_are(tmp_path, slow_odds):
     # A known defect: board.json said nothing but "odds": null during a roll-off (no game, so no odds) and
     # with the odds off, so the page said "Chance to win: working it out…" for every player, forever.
-    import lcr_pi.stats as stats
-
-    release = threading.Event()
-
-    def slow_prepare(config):
-        release.wait(5)
-        return True
-
-    monkeypatch.setattr(stats, "prepare", slow_prepare)
+    release = slow_odds
     referee = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), first_player="roll-off")
     table = Table(referee, speaker=Speaker(), store=GameStore(tmp_path, evidence_frames=3))
     server = start_scoreboard(table, ActionQueue(), "127.0.0.1", 0)
