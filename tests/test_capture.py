@@ -298,3 +298,17 @@ def test_quit_and_skip_as_words_star_asked_about_and_the_summary_on_a_line_of_it
     said.clear()
     assert capture(ListSource(frames), None, tmp_path / "mine", ask=ended, say=said.append) == 0
     assert said[-1] == ""  # a new line after the prompt, before the command's summary
+
+
+def test_a_typed_roll_of_another_number_of_dice_than_the_reader_found_is_kept_and_said(tmp_path, two_rolls):
+    # Found by an audit (2026-12-04): nothing said that two faces were typed where the reader saw three.
+    frames, _ = two_rolls
+    said = []
+    answers = iter(["2", "6 6"])
+    n = capture(ListSource(frames), GuessReader([("2", "5"), ("6", "6")]), tmp_path / "mine",
+                ask=lambda p: next(answers), say=said.append)
+    assert n == 2 and [i.faces for i in load_roll_folder(tmp_path / "mine")] == [("2",), ("6", "6")]
+    saved = [line for line in said if line.startswith("saved")]
+    assert saved[0] == ("saved images/0000.jpg: 2 (1 face typed; the reader found 2 dice: check the roll if "
+                        "one was left out)")
+    assert saved[1] == "saved images/0001.jpg: 6 6"

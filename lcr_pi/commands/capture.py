@@ -203,7 +203,13 @@ def capture(source, read, out, *, ask=input, say=print, limit=None, settle=None,
                 f.write(line)
         except OSError as exc:
             raise UserError(f"cannot write {labels} ({exc.strerror or exc})") from None
-        say(f"saved {name}: {_shown(faces, leaning)}")
+        counted = ""
+        if guess and len(faces) != len(guess):
+            # The player's count is kept (the reader may have missed or added a die), but said beside the
+            # reader's, so that a die left out of the typed faces is caught now (found by an audit).
+            counted = (f" ({len(faces)} {'face' if len(faces) == 1 else 'faces'} typed; the reader found "
+                       f"{len(guess)} {'die' if len(guess) == 1 else 'dice'}: check the roll if one was left out)")
+        say(f"saved {name}: {_shown(faces, leaning)}{counted}")
         index += 1
         saved += 1
     return saved
