@@ -227,10 +227,24 @@ def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[s
         return fresh
     if referee.config != config:
         log.info("saved game was for %s; settings say %s", referee.config, config)
+        if _nothing_in_play(referee):
+            # No roll made, or a game won outside a series still going: nothing for a person to keep, and
+            # nothing to say (found by a review: a plug pulled between remembering players named at the
+            # table and saving their new game said "the saved game had other players" at the next start).
+            return fresh
         problems.append(f"the saved game had other players or rules, so a new game starts. {_set_aside(store)}")
         return fresh
     referee.follow_settings(series_rules=settings.series_rules(), first_player=settings.game.first_player)
     return referee
+
+
+def _nothing_in_play(referee: Referee) -> bool:
+    """Whether a saved table holds nothing a new game would lose: no game, or one with no roll yet or
+    already won, and no series with games won still going."""
+    game = referee.game
+    game_in_play = game is not None and game.state.rolls > 0 and not game.state.is_over
+    series_in_play = referee.series is not None and referee.series.games > 0 and not referee.series.is_over
+    return not game_in_play and not series_in_play
 
 
 def _set_aside(store: GameStore) -> str:

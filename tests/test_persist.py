@@ -237,3 +237,36 @@ def test_a_log_that_cannot_be_rotated_still_keeps_every_line(tmp_path, monkeypat
     store.log(_line(3))
     assert [r["turn"] for r in store.read_log()] == [0, 1, 2, 3]
     assert "cannot rotate the game log" in caplog.text
+
+
+def test_a_saved_table_of_other_players_with_nothing_in_play_is_replaced_without_a_word(tmp_path):
+    # Found by a review (2026-12-04): a plug pulled between remembering players named at the table and
+    # saving their new game said "the saved game had other players" at the next start, and kept a file
+    # for a person to read, of a game with no roll. A game in play, or a series with games won, is still
+    # set aside and said.
+    from lcr_pi.night import resume_or_new
+    from lcr_pi.referee import Referee, RollObservation
+    from lcr_pi.rules import GameConfig, SeriesRules
+    from lcr_pi.settings import parse_settings
+
+    settings = parse_settings('[game]\nplayers = ["Ann", "Rose", "Cy"]\n', source="t")
+    store = GameStore(tmp_path / "state")
+
+    def saved(rolls, series_rules=None):
+        ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]), series_rules=series_rules)
+        ref.start()
+        for faces in rolls:
+            ref.on_roll(RollObservation(tuple(faces.split())))
+        store.save(ref.snapshot())
+
+    for rolls in ((), ("C C C", "C C C")):  # no roll yet; a game won, no series
+        saved(rolls)
+        problems = []
+        assert resume_or_new(settings, store, problems).config.players == ("Ann", "Rose", "Cy")
+        assert problems == [] and not list((tmp_path / "state").glob("game-set-aside-*.json"))
+    for rolls, series in ((("L . C",), None), (("C C C", "C C C"), SeriesRules(first_to=2))):
+        saved(rolls, series)  # a game in play; a series with a game won, still going
+        problems = []
+        assert resume_or_new(settings, store, problems).config.players == ("Ann", "Rose", "Cy")
+        assert len(problems) == 1 and "the saved game had other players or rules" in problems[0]
+    assert len(list((tmp_path / "state").glob("game-set-aside-*.json"))) == 2
