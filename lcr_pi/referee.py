@@ -275,6 +275,14 @@ class Referee:
         if last is not None:
             words.append(f"The last roll I counted was {last.player}'s: {spoken_faces(last.faces)}.")
         words += self._status_words()
+        if self.phase == "await_decision" and self._picked:
+            # The first of two chips was picked before it stopped: the status's reminder says that pick and
+            # asks for the second, as after the pick, not the whole question again (found by a review: a
+            # power cut between the two picks lost the first, and the table heard "Choose the second" and
+            # then the roll's question anew). The reminder ends the status words; it is a prompt, as it is after
+            # the pick, which the next press of choose makes stale.
+            *words, reminder = words
+            return self._speak(words) + self._speak([reminder], extend=True, prompt=True) + [ShowTurn(state.current)]
         out = self._speak(words)
         if self.phase == "await_decision":
             out += self._speak(announce([self._decision_event()], self.config.players, self.game.state.chips), keep=True, prompt=True)
@@ -670,12 +678,15 @@ class Referee:
         pending = self.game.state.pending
         if len(self._picked) < pending.take:
             self._choice_index, self._cycled = None, False
-            return self._speak([f"One chip from {self.config.players[seat]}. Choose the second."])
+            # Saved with the pick, so that a power cut before the second does not ask the first again.
+            return (self._speak([f"One chip from {self.config.players[seat]}. Choose the second."])
+                    + [self._checkpoint("first pick", picked=[self.config.players[seat]])])
         picked, self._picked, self._choice_index = self._picked, [], None
         try:
             events = self.game.choose(pending.seat, picked)
         except UserError as exc:
-            return self._speak([as_sentence(str(exc)), self._choice_help()])
+            # The picks are dropped; saved so, or a restart would bring back the first of them.
+            return self._speak([as_sentence(str(exc)), self._choice_help()]) + [self._checkpoint("choice refused")]
         self.phase = "await_roll"
         return self._after_events(events, record={"choose": [self.config.players[s] for s in picked]})
 
@@ -685,8 +696,9 @@ class Referee:
             # pick cost the roll's W W).
             seat = self._picked.pop()
             self._choice_index, self._cycled = None, False
-            return self._speak([f"Taken back: the chip from {self.config.players[seat]}. "
-                                f"{self._decision_reminder()}"])
+            words = [f"Taken back: the chip from {self.config.players[seat]}. {self._decision_reminder()}"]
+            # Saved, as the pick was: a restart now must not bring the pick back.
+            return self._speak(words) + [self._checkpoint("undo pick", picked=[self.config.players[seat]])]
         if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
             return self._undo_roll_off_roll()
         if ((self.game is None or not self.game.can_undo) and self._before_new_game is not None
@@ -916,6 +928,8 @@ class Referee:
             "phase": self.phase,
             "game": self.game.to_dict() if self.game is not None else None,
             "turn_label": self.turn_label,
+            # The first of two Wild picks, made and not settled (seats). Optional: a save without it has none.
+            "decision_picks": list(self.decision_picks),
         }
 
     @classmethod
@@ -937,9 +951,11 @@ class Referee:
                 ref._series_before_win = Series.from_dict(config, data["series_before_win"])
             ref.turn_label = int(data.get("turn_label", 0))
             if data.get("game") is None:
+                ref._restored_picks(data.get("decision_picks", []), source)  # none: there is no decision
                 ref._restored_without_game = True
                 return ref  # saved during a roll-off: it simply starts again
             ref.game = Game.from_dict(data["game"], source=source)
+            ref._picked = ref._restored_picks(data.get("decision_picks", []), source)
         except KeyError as exc:
             raise UserError(f"{source} has no {exc.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError) as exc:
@@ -950,6 +966,24 @@ class Referee:
             raise UserError(f"{source}: {exc}") from None  # a setting inside it that is not allowed
         ref.phase = ref._phase_of_game()  # an unsure read in flight is simply rolled again
         return ref
+
+    def _restored_picks(self, saved, source: str) -> list[int]:
+        """The first Wild pick of a snapshot (:meth:`snapshot`), checked against the restored game's
+        decision: seats it may take a chip from, fewer than it takes. A value that is not is refused
+        with ``source`` named, as the rest of a damaged save is."""
+        pending = self.game.state.pending if self.game is not None else None
+        if saved == []:
+            return []
+        if not isinstance(saved, list) or not all(type(seat) is int for seat in saved):
+            raise UserError(f"{source} is damaged: decision_picks must be a list of seats, got {saved!r}")
+        if pending is None or len(saved) >= pending.take:
+            raise UserError(f"{source} is damaged: decision_picks {saved!r} are more than the game's decision "
+                            "leaves to pick")
+        chips = self.game.state.chips  # a seat picked twice must hold two chips
+        if not all(seat in pending.eligible and chips[seat] >= saved.count(seat) for seat in saved):
+            raise UserError(f"{source} is damaged: decision_picks {saved!r} are not seats the decision can "
+                            "take a chip from")
+        return list(saved)
 
     def _phase_of_game(self) -> str:
         """The phase a game in play is in, by its state alone (a restart, a game brought back)."""

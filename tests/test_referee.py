@@ -345,6 +345,63 @@ def test_snapshot_restores_mid_decision_and_mid_series():
         Referee.restore({"format": "something else"})
 
 
+def test_the_first_of_two_wild_picks_is_saved_and_a_restart_asks_only_for_the_second():
+    # Found by a review: the first pick was kept in memory only (no Checkpoint, not in the snapshot), so a
+    # power cut between the two picks lost it: the table had heard "One chip from Bob. Choose the second."
+    # and after the restart heard the whole question again.
+    import json
+
+    from lcr_pi.web.board import board_snapshot
+
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy", "Dee"], variant="wild"))
+    saved = None  # the table as last saved, at a Checkpoint (what a power cut resumes)
+
+    def played(out):
+        nonlocal saved
+        if any(isinstance(o, Checkpoint) for o in out):
+            saved = json.loads(json.dumps(ref.snapshot()))
+        return out
+
+    played(ref.start())
+    played(ref.on_roll(clear("W", "W", ".")))
+    assert said(played(ref.on_action("choose", "Bob"))) == "One chip from Bob. Choose the second."
+    again = Referee.restore(saved)  # the power goes before the second pick
+    out = again.start()
+    reminder = ("Ann takes one chip from Bob and must choose whom to take the second from. "
+                "Press choose to hear each name, and confirm to pick.")
+    assert said(out).startswith("Welcome back. The game goes on where it stopped.")
+    assert said(out).endswith(reminder) and "Two wilds!" not in said(out)
+    assert [o for o in out if isinstance(o, Prompt)] == [Prompt(reminder)]
+    assert said(again.on_action("repeat")) == said(out)
+    assert again.decision_picks == (1,) and board_snapshot(again)["decision"]["picked"] == ["Bob"]
+    assert board_snapshot(again)["turn"]["text"] == "Ann: choose whom to take the second chip from (one taken from Bob)"
+    # Undo after the restart takes back the first pick, as before it, and that too is saved.
+    out = again.on_action("undo")
+    assert said(out).startswith("Taken back: the chip from Bob. Ann must first choose whom to take two chips from.")
+    assert any(isinstance(o, Checkpoint) for o in out) and again.snapshot()["decision_picks"] == []
+    assert again.phase == "await_decision" and again.game.state.chips == (3, 3, 3, 3)
+    again.on_action("choose", "Cy")
+    out = again.on_action("choose", "Dee")
+    assert "Ann takes one chip from Cy and one chip from Dee." in said(out) and again.game.state.chips == (5, 3, 2, 2)
+
+
+def test_a_save_without_decision_picks_still_loads_and_a_damaged_one_is_named():
+    ref = table("wild")
+    ref.on_roll(clear("W", "W", "."))
+    snap = ref.snapshot()
+    old = {key: value for key, value in snap.items() if key != "decision_picks"}  # saved before the key was
+    again = Referee.restore(old)
+    assert again.phase == "await_decision" and again.decision_picks == ()
+    assert "Two wilds! Ann, take two chips" in said(again.start())
+    for damaged in ("Bob", [0], [1, 2], [7], [True], [1.0]):  # Ann cannot rob herself; the roll takes two, not three
+        with pytest.raises(UserError, match=r"^the saved game is damaged: decision_picks"):
+            Referee.restore({**snap, "decision_picks": damaged}, source="the saved game")
+    ref.on_action("choose", "Bob")
+    ref.on_action("choose", "Cy")  # settled: no decision is waiting for a pick
+    with pytest.raises(UserError, match=r"^the saved game is damaged: decision_picks"):
+        Referee.restore({**ref.snapshot(), "decision_picks": [1]}, source="the saved game")
+
+
 def test_status_names_the_favourite_when_odds_are_given():
     from lcr_pi.stats import odds_for_state
 
