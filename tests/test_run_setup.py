@@ -300,3 +300,21 @@ def test_a_saved_game_for_other_players_is_set_aside_and_said_with_one_full_stop
     assert run_with(config, monkeypatch, "--setup", "off") == 0
     warning = next(line for line in capsys.readouterr().out.splitlines() if "other players or rules" in line)
     assert warning.endswith(".json.") and "It was kept as" in warning, warning
+
+
+def test_the_first_of_two_wild_picks_outlasts_a_pulled_plug_and_the_second_is_asked(tmp_path, monkeypatch, capsys):
+    # Found by a review: the first pick of a W W roll was not saved, so a plug pulled before the second
+    # brought the decision back with no pick: the table had heard "One chip from Bob. Choose the second."
+    # and then the whole question again.
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy", "Dee"]\nvariant = "wild"')
+    monkeypatch.setattr(sys, "stdin", io.StringIO("W W .\nchoose Bob\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0
+    assert "SAY: One chip from Bob. Choose the second." in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("choose Cy\nquit\n"))
+    assert cli.main(["run", "--config", str(config), "--dice", "keyboard"]) == 0  # the next power-on
+    out = capsys.readouterr().out
+    assert "SAY: Welcome back. The game goes on where it stopped." in out
+    assert ("SAY: Ann takes one chip from Bob and must choose whom to take the second from. "
+            "Press choose to hear each name, and confirm to pick.") in out
+    assert "Two wilds!" not in out
+    assert "Ann takes one chip from Bob and one chip from Cy." in out
