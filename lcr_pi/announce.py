@@ -68,6 +68,16 @@ def series_goes_on(series) -> str:
             "so the series goes on until one player leads alone.")
 
 
+def without_leds(names) -> str:
+    """The players who have no LED, said so.
+
+    >>> without_leds(["Di"]), without_leds(["Di", "Ed"])
+    ('Di has no LED', 'Di and Ed have no LED')
+    """
+    names = list(names)
+    return f"{join_names(names, 'and')} {'has' if len(names) == 1 else 'have'} no LED"
+
+
 def chips(n: int) -> str:
     """
     >>> chips(1), chips(0), chips(4)
@@ -142,13 +152,7 @@ def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: t
     lines: list[str] = []
     held = chips_held  # the chips as the last roll left them, for what three W add to the roller's
     for event in events:
-        if isinstance(event, ev.DecisionNeeded) and one_chip_each(event.take, event.eligible, held):
-            # No one can give both chips: "both from one player" would offer what the buttons then
-            # refuse (found by an audit of the variants by ear).
-            choices = join_names([players[s] for s in event.eligible], "or")
-            lines.append(f"Two wilds! {event.player}, take one chip each from two players. Choose from {choices}.")
-            continue
-        lines.extend(_sentences(event, players))
+        lines.extend(_sentences(event, players, held))
         if isinstance(event, ev.RollResolved):
             held = event.chips
         elif isinstance(event, ev.PotTaken) and held:
@@ -157,7 +161,7 @@ def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: t
     return lines
 
 
-def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
+def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()) -> list[str]:
     def name(seat: int) -> str:
         return players[seat]
 
@@ -180,6 +184,10 @@ def _sentences(e: ev.Event, players: tuple[str, ...]) -> list[str]:
         choices = join_names([name(s) for s in e.eligible], "or")
         if e.take == 1:
             return [f"Wild! {e.player}, choose one player to take a chip from: {choices}."]
+        if one_chip_each(e.take, e.eligible, held):
+            # No one can give both chips: "both from one player" would offer what the buttons then
+            # refuse (found by an audit of the variants by ear).
+            return [f"Two wilds! {e.player}, take one chip each from two players. Choose from {choices}."]
         return [
             f"Two wilds! {e.player}, take two chips: both from one player, or one each from two. "
             f"Choose from {choices}."

@@ -20,7 +20,7 @@ from lcr_pi.inputs import ActionQueue
 from lcr_pi.inputs.buttons import TableButtons, button_pins
 from lcr_pi.inputs.keyboard import KeyboardInput
 from lcr_pi.outputs.lights import TableLights, pin_factory_or_default, render_lights
-from lcr_pi.announce import join_names
+from lcr_pi.announce import without_leds
 from lcr_pi.outputs.speech import PrintSpeaker, make_speaker, voice_or_fallback
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee
@@ -146,7 +146,7 @@ def make_lights(settings: Settings, names, problems: list[str], *, terminal_fall
                 # LEDs there are light their seats; the rest play by ear and the page.
                 without = names[len(seat_leds):]
                 problems.append(f"gpio.seat_leds has {len(seat_leds)} pins for {len(names)} players: "
-                                f"{join_names(list(without), 'and')} {'has' if len(without) == 1 else 'have'} no LED")
+                                f"{without_leds(without)}")
             return TableLights(seat_leds, gpio.centre_led, gpio.buzzer, names=list(names))
         except UserError as exc:
             problems.append(f"LEDs are off: {exc}")

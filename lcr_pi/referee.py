@@ -285,7 +285,7 @@ class Referee:
             return self._speak(words) + self._speak([reminder], extend=True, prompt=True) + [ShowTurn(state.current)]
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players, self.game.state.chips), keep=True, prompt=True)
+            out += self._speak(self._decision_question(), keep=True, prompt=True)
         out.append(ShowTurn(state.current))
         return out
 
@@ -606,12 +606,10 @@ class Referee:
         out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."
                             + (" The series starts over." if tally_lost else "")])
         out += self._begin_game(self._first_seat_for_new_game())
-        if self.game is None:
-            # A roll-off first: saved with no game, as a taken-back roll-off roll is (found by a review:
-            # the game before, of the players before, stayed saved throughout the roll-off, and a plug
-            # pulled then brought "the saved game had other players" and a set-aside file at power-on).
-            out.append(Checkpoint({"what": "new players", "players": list(config.players)}))
-        return out
+        # A roll-off first is saved with no game (found by a review: the game before, of the players
+        # before, stayed saved throughout the roll-off, and a plug pulled then brought "the saved game had
+        # other players" and a set-aside file at power-on).
+        return self._roll_off_saved(out, "new players", players=list(config.players))
 
     def _confirm(self) -> list:
         if self.phase == "confirm_read":
@@ -845,7 +843,7 @@ class Referee:
         words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
         out = self._speak(words)
         if self.phase == "await_decision":
-            out += self._speak(announce([self._decision_event()], self.config.players, self.game.state.chips), extend=True, prompt=True)
+            out += self._speak(self._decision_question(), extend=True, prompt=True)
         return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -865,9 +863,12 @@ class Referee:
         self.series_rules = series_rules
         self.first_player = first_player
 
-    def _decision_event(self) -> ev.DecisionNeeded:
-        p = self.game.state.pending
-        return ev.DecisionNeeded(p.seat, self.config.players[p.seat], p.take, p.eligible)
+    def _decision_question(self) -> list[str]:
+        """The Wild choice waiting, asked again (a restart, a game brought back), as the roll asked it."""
+        state = self.game.state
+        p = state.pending
+        return announce([ev.DecisionNeeded(p.seat, self.config.players[p.seat], p.take, p.eligible)],
+                        self.config.players, state.chips)
 
     def _decision_reminder(self) -> str:
         p = self.game.state.pending
@@ -898,14 +899,14 @@ class Referee:
             self._last_words = (self._last_words + said) if extend else said
         return list(said)
 
-    def _roll_off_saved(self, out: list) -> list:
+    def _roll_off_saved(self, out: list, what: str = "roll-off", **details) -> list:
         """``out``, where a new game was begun, with a save when what began is a roll-off: a game saves
         itself as it starts, a roll-off did not. Saved with no game, a power cut in the roll-off resumes
         the roll-off (found by a review: after confirm at a game's end of a series rolled off for, a power
         cut in the roll-off brought back the finished game, "The last game was won", confirm had to be
         pressed again, and undo there took back the winning roll, which it could not before the cut)."""
         if self.game is None:
-            out.append(Checkpoint({"what": "roll-off"}))
+            out.append(Checkpoint({"what": what, **details}))
         return out
 
     def _checkpoint(self, what: str, **details) -> Checkpoint:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcr_pi.announce import as_sentence, join_names
+from lcr_pi.announce import as_sentence, without_leds
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import roll_tokens
 from lcr_pi.persist import GameStore
@@ -106,8 +106,8 @@ class Table:
         # referee's state after the whole batch either way; only the words wait for it.
         # New players take their seats on the lights before the new game's turn is lit, and are
         # remembered before the new game is saved: a plug pulled between the two then starts a new game
-        # with them (the saved one, for other players, is set aside) rather than one with the players
-        # before. What that cannot do is said after the batch's own words.
+        # with them (the saved one, for other players and with nothing in play, is replaced) rather than
+        # one with the players before. What that cannot do is said after the batch's own words.
         ordered = sorted(outputs, key=lambda out: (not isinstance(out, NewPlayers),
                                                    not isinstance(out, (KeepEvidence, Checkpoint))))
         afterwards: list[str] = []
@@ -141,8 +141,7 @@ class Table:
             # The LEDs in use were fitted to the players at start-up; the next start fits those wired to
             # the players remembered (and says so if there are too few). "Until the Pi is started again"
             # would promise an LED that may not be wired (found by a review).
-            warnings.append(f"{join_names(list(without), 'and')} {'has' if len(without) == 1 else 'have'} "
-                            "no LED now: the LEDs are fitted to the players when the Pi starts.")
+            warnings.append(f"{without_leds(without)} now: the LEDs are fitted to the players when the Pi starts.")
         if self.remember_players is not None:
             try:
                 self.remember_players(names)
