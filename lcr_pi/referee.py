@@ -344,7 +344,7 @@ class Referee:
             return [Attention()] + self._speak([
                 f"{as_sentence(reason)} {player}, please roll again. "
                 f"Or, if the dice {'lie flat and ' if cocked else ''}show {guess}, press confirm."
-            ], keep=True)
+            ], keep=True, prompt=True)  # a prompt: the next throw makes its guess stale (Table.roll_seen)
         return self._apply_roll(obs)
 
     def _apply_roll(self, obs: RollObservation) -> list:

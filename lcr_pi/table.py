@@ -8,6 +8,7 @@ tests (WAV files, gpiozero's MockFactory, synthetic frames).
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -70,6 +71,7 @@ class Table:
         clock: Callable[[], float] = time.time,
         skip_stale_words: bool = False,
         remember_players: Callable[[tuple[str, ...]], None] | None = None,
+        confirm_reaction: float | None = None,
     ):
         """``skip_stale_words``: a roll counted while words of the turns before it still wait to be
         said drops those words (``speaker.skip_queued()``; the sentence being spoken is finished), so
@@ -79,7 +81,10 @@ class Table:
         behind with every roll. ``lcr-pi run`` sets it; the demo and tests that hear every sentence
         do not. ``remember_players(names)``: keeps players changed at the table (from the scoreboard page)
         for the next power-on (``lcr-pi run`` writes them to the remembered setup); it raises
-        :class:`UserError` when it cannot, and the table is told."""
+        :class:`UserError` when it cannot, and the table is told. ``confirm_reaction``: a press of
+        confirm for an unsure read's guess is taken only once the guess's words began to be said at
+        least this many seconds ago (``lcr-pi run`` sets it; None: at once, for the demo's pretend
+        player who sees the dice, and for tests)."""
         self.referee = referee
         self.speaker = speaker
         self.lights = lights if lights is not None else NoLights()
@@ -90,6 +95,8 @@ class Table:
         self.clock = clock
         self.skip_stale_words = skip_stale_words
         self.remember_players = remember_players
+        self.confirm_reaction = confirm_reaction
+        self._offered_at = -math.inf  # self.clock() when the guess offered now was offered
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
@@ -203,9 +210,18 @@ class Table:
 
     def roll_seen(self, obs: RollObservation) -> None:
         counted = self.referee.turn_label
+        offered = self.referee.offered_guess
         outputs = self.referee.on_roll(obs)
+        if offered is not None and obs.verdict not in ("no_dice", "obstructed"):
+            # The dice were thrown again: the guess offered for the dice before is stale, and its words
+            # still waiting (or being said) are dropped. Found by a review: they were said after the
+            # new roll was read, and a helper who heard "if the dice show L, dot and R, press confirm"
+            # and saw that on the new dice pressed confirm, which took the new, unheard guess.
+            self._drop_prompts()
         self._skip_stale_words(counted)
         self.perform(outputs)
+        if self.referee.offered_guess is not None and self.referee.offered_guess is not offered:
+            self._offered_at = self.clock()
 
     def _skip_stale_words(self, counted_before: int) -> None:
         """After an input that counted a roll (a roll, or confirm of an unsure read): the words of the
@@ -221,6 +237,8 @@ class Table:
             return False
         if name == "roll":
             self.roll_seen(RollObservation(roll_tokens(argument or ""), source="keyboard"))
+        elif name == "confirm" and self._too_soon_to_confirm():
+            log.info("a press of confirm before the guess offered could be heard is not taken")
         else:
             if name in CUTS_SPEECH:
                 # What is being said is stale after these (or about to be said again): cut it and
@@ -228,7 +246,7 @@ class Table:
                 stop = getattr(self.speaker, "stop_talking", None)
                 if stop is not None:
                     stop()
-            elif name == "choose" and argument is None:
+            elif name == "choose" and argument is None and self.referee.phase == "await_decision":
                 # The choose button offers the next name: the names offered before it, and the Wild
                 # choice's explanation, are stale (confirm no longer takes them). Those still waiting are
                 # dropped and one being said is cut; the roll's words before them are all said.
@@ -248,11 +266,26 @@ class Table:
             self.perform(outputs)
         return True
 
+    def _too_soon_to_confirm(self) -> bool:
+        """A press of confirm for a guess offered that came before its words could be heard: not taken
+        (``confirm_reaction``). Such a press was for the words before it (the guess offered for the dice
+        before a new throw, heard as the new one was read), not for a guess no one heard."""
+        if self.confirm_reaction is None or self.referee.offered_guess is None:
+            return False
+        since = getattr(self.speaker, "seconds_since_prompt", None)
+        heard_for = since() if since is not None else self.clock() - self._offered_at
+        return heard_for is None or min(heard_for, self.clock() - self._offered_at) < self.confirm_reaction
+
     def _drop_prompts(self) -> None:
         drop = getattr(self.speaker, "drop_prompts", None)
         if drop is not None:
             drop()
 
+
+#: ``lcr-pi run``'s ``Table(confirm_reaction=...)``: seconds the words of a guess offered must have been
+#: said for before a press of confirm takes it. A press within a second of new words beginning is a
+#: reaction to the words before them (the guess for the dice before a throw, cut as the new roll is read).
+CONFIRM_REACTION = 1.0
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
 #: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves

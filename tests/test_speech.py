@@ -233,6 +233,43 @@ def test_drop_prompts_cuts_the_prompt_being_spoken_but_no_other_sentence(tmp_pat
     assert [f.name for f in sorted(out.glob("*.wav"))] == ["0001.wav", "0003.wav"]  # the cut prompt left no file
 
 
+def test_seconds_since_prompt_tells_when_the_last_prompt_began_to_be_said_or_was_dropped(tmp_path):
+    # The table takes confirm for a guess only once its words could have been heard (Table's
+    # confirm_reaction): a prompt waiting behind other words has not been heard at all.
+    program, gate, started = gated_espeak(tmp_path)
+    guess = "I am not sure of the dice. Ann, please roll again. Or, if the dice show L, dot and R, press confirm."
+    with EspeakSpeaker(output_dir=tmp_path / "wav", program=program) as speaker:
+        assert speaker.seconds_since_prompt() == float("inf")  # no prompt yet
+        speaker.say("Bob rolled dot, dot, dot. Bob has three chips.")
+        wait_for_file(started)
+        speaker.say_prompt(guess)
+        assert speaker.seconds_since_prompt() is None  # waits behind Bob's words
+        gate.touch()
+        deadline = time.monotonic() + 20
+        while speaker.seconds_since_prompt() is None:
+            assert time.monotonic() < deadline, "the prompt was never begun"
+            time.sleep(0.01)
+        assert speaker.spoken[-1] == guess
+        assert speaker.wait_until_idle(30)
+        assert 0 <= speaker.seconds_since_prompt() < 30
+        gate.unlink()
+        speaker.say("Cy rolled C.")
+        wait_for_file(started)
+        speaker.say_prompt("Or, if the dice show C, press confirm.")
+        speaker.drop_prompts()  # dropped unsaid: reached all the same, it waits for nothing
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.seconds_since_prompt() is not None
+    assert "Or, if the dice show C, press confirm." not in speaker.spoken
+
+
+def test_print_speaker_says_a_prompt_at_once():
+    speaker = PrintSpeaker(stream=io.StringIO())
+    assert speaker.seconds_since_prompt() == float("inf")
+    speaker.say_prompt("Press confirm.")
+    assert 0 <= speaker.seconds_since_prompt() < 5
+
+
 def test_a_wild_choice_by_ear_hears_last_the_name_confirm_takes_and_every_move(tmp_path):
     # The table's side of drop_prompts, on espeak-ng: two presses of choose while the Wild roll's words
     # still wait (held at the night's first sentence) leave one name to be said, the one confirm takes,

@@ -708,6 +708,87 @@ def test_a_press_of_confirm_while_a_hand_passes_over_the_dice_is_taken_when_the_
     assert "Ann rolled L, dot, C." in spoken and ref.game.state.rolls == 1
 
 
+class QueuedSpeaker(RecordingSpeaker):
+    """Still saying the night's words: what is queued waits (``waiting``) until ``say_all``; a prompt
+    counts as begun when it is said (``seconds_since_prompt``, on the test's clock)."""
+
+    def __init__(self, clock):
+        super().__init__()
+        self.clock, self.waiting, self.prompt_waits, self.prompt_said_at = clock, [], False, float("-inf")
+
+    def say(self, text, prompt=False):
+        self.waiting.append((text, prompt))
+        self.prompt_waits = self.prompt_waits or prompt
+
+    def say_prompt(self, text):
+        self.say(text, prompt=True)
+
+    def drop_prompts(self):
+        self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
+        if self.prompt_waits:
+            self.prompt_waits, self.prompt_said_at = False, self.clock()
+
+    def say_all(self):
+        self.spoken += [text for text, _ in self.waiting]
+        if self.prompt_waits:
+            self.prompt_waits, self.prompt_said_at = False, self.clock()
+        self.waiting = []
+
+    def seconds_since_prompt(self):
+        return None if self.prompt_waits else self.clock() - self.prompt_said_at
+
+
+def test_a_new_throw_drops_the_stale_guess_and_a_press_before_the_new_guess_is_heard_is_not_taken():
+    # Found by a review: Ann, unsure of her roll, threw again while the offer of its guess was still
+    # waiting to be said; the new throw, unsure too, offered another guess behind it. The table heard
+    # "if the dice show L, dot, C, press confirm", a helper saw that on the new dice, pressed, and
+    # the new guess (L, L, C), which no one had heard, was played as Ann's roll.
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+                  confirm_reaction=1.0)
+    table.start()
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    assert any("show L, dot, C, press confirm" in text for text, _ in speaker.waiting)
+    now[0] += 2
+    table.roll_seen(RollObservation(("L", "L", "C"), verdict="unsure"))
+    waiting = [text for text, _ in speaker.waiting]
+    assert not any("show L, dot, C" in text for text in waiting)  # the stale guess is not said
+    assert any("show L, L, C, press confirm" in text for text in waiting)
+    table.action("confirm")  # the new guess still waits to be said: this press was for the old one
+    assert table.referee.phase == "confirm_read" and table.referee.game.state.rolls == 0
+    speaker.say_all()
+    now[0] += 0.5
+    table.action("confirm")  # heard for half a second: a reaction to the words before it
+    assert table.referee.game.state.rolls == 0
+    now[0] += 1
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (0, 5, 3)
+
+
+def test_without_a_confirm_reaction_a_press_takes_the_guess_at_once():
+    # The demo's pretend player sees the dice and presses only for a right guess; tests drive the
+    # table as fast as they like.
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0])
+    table.start()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1
+
+
+def test_a_press_of_choose_during_an_offered_guess_does_not_cut_the_guess():
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0])
+    table.start()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    table.action("choose")  # "There is nothing to choose now."
+    assert any("show L, dot, C, press confirm" in text for text, _ in speaker.waiting)
+
+
 def test_new_players_take_the_seats_leds_and_one_past_the_last_led_is_told(tmp_path, factory):
     # Players set from the scoreboard page or typed (2026-12-04): the LEDs were fitted to the players at
     # start-up, so a fourth player at a table of three LEDs has none tonight, and the table hears so

@@ -10,7 +10,7 @@ from lcr_pi.camera_dice import encode_evidence
 from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
 from lcr_pi.settings import load_settings, with_players
-from lcr_pi.table import Table, run_loop
+from lcr_pi.table import CONFIRM_REACTION, Table, run_loop
 from lcr_pi.voice_setup import power_on_setup, remember_players
 
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
@@ -84,6 +84,7 @@ def run(args) -> int:
     try:
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
                       sounds=settings.speech.sounds, encode_evidence=encode_evidence, skip_stale_words=True,
+                      confirm_reaction=CONFIRM_REACTION,
                       remember_players=_players_keeper(settings, args))
         scoreboard = None
         if args.web is not None or settings.web.enabled:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import queue
 import shutil
 import subprocess
@@ -74,6 +75,12 @@ class Speaker(Protocol):
         """Queue ``text`` as :meth:`say` does, as a question a later :meth:`drop_prompts` makes stale
         (the Wild choice's explanation, a name offered to choose)."""
 
+    def seconds_since_prompt(self) -> float | None:
+        """Seconds since the last prompt queued (:meth:`say_prompt`) began to be said, or was dropped
+        unsaid; None while it still waits behind other words; ``math.inf`` when none was ever queued.
+        Optional: the table takes a press of confirm for an offered guess only once its words could
+        have been heard."""
+
     def cue(self, sound: str) -> None:
         """Queue a short sound: "left", "centre", "right", "win" or "attention"."""
 
@@ -102,6 +109,7 @@ class PrintSpeaker:
         self.prefix = prefix
         self.spoken: list[str] = []
         self.cues: list[str] = []  # a terminal cannot beep usefully; kept so the order can be checked
+        self._prompted_at = -math.inf
 
     def say(self, text: str) -> None:
         self.spoken.append(text)
@@ -112,6 +120,10 @@ class PrintSpeaker:
 
     def say_prompt(self, text: str) -> None:
         self.say(text)
+        self._prompted_at = time.monotonic()
+
+    def seconds_since_prompt(self) -> float | None:
+        return time.monotonic() - self._prompted_at  # printed at once
 
     def cue(self, sound: str) -> None:
         self.cues.append(sounds.cue_name(sound))
@@ -272,6 +284,9 @@ class EspeakSpeaker:
         self._skip_through = 0  # skip_queued: the items numbered up to this one are dropped unsaid
         self._prompts_through = 0  # drop_prompts: the prompts numbered up to this one are dropped or cut
         self._current_is_prompt = False  # the process running says a prompt (drop_prompts cuts it)
+        self._last_prompt = 0  # the number of the last prompt queued
+        self._prompt_reached = 0  # the number of the last prompt the worker began (or dropped unsaid)
+        self._prompt_reached_at = -math.inf  # self.clock() then
         self._idle = threading.Condition()
         self._queue: queue.Queue = queue.Queue()
         self._closed = False
@@ -324,6 +339,12 @@ class EspeakSpeaker:
             if self._current_is_prompt and self._current is not None and self._current.poll() is None:
                 self._current.kill()
 
+    def seconds_since_prompt(self) -> float | None:
+        with self._idle:
+            if self._prompt_reached < self._last_prompt:
+                return None  # still waiting to be said
+            return self.clock() - self._prompt_reached_at
+
     def wait_until_idle(self, timeout: float) -> bool:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
@@ -350,6 +371,8 @@ class EspeakSpeaker:
         with self._idle:
             self._pending += 1
             self._queued += 1
+            if prompt:
+                self._last_prompt = self._queued
             # The generation is read without self._lock, which the worker holds while it starts a
             # process: say() must not wait.
             self._queue.put((self._generation, self._queued, kind, payload, kept, prompt))
@@ -372,6 +395,9 @@ class EspeakSpeaker:
             self._idle.notify_all()
 
     def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool, prompt: bool) -> None:
+        if prompt:
+            with self._idle:  # reached: said from now on, or dropped (seconds_since_prompt)
+                self._prompt_reached, self._prompt_reached_at = number, self.clock()
         with self._lock:
             if (generation != self._generation or (number <= self._skip_through and not kept)
                     or (prompt and number <= self._prompts_through)):
