@@ -237,9 +237,11 @@ class Table:
             return False
         if name == "roll":
             self.roll_seen(RollObservation(roll_tokens(argument or ""), source="keyboard"))
-        elif name == "confirm" and self._too_soon_to_confirm():
+        elif name == "confirm" and self._too_soon_to_confirm(seen=argument == SEEN_ON_PAGE):
             log.info("a press of confirm before the guess offered could be heard is not taken")
         else:
+            if name == "confirm":
+                argument = None
             if name in CUTS_SPEECH:
                 # What is being said is stale after these (or about to be said again): cut it and
                 # drop the queue, so a player who pressed repeat or undo hears the answer at once.
@@ -266,15 +268,18 @@ class Table:
             self.perform(outputs)
         return True
 
-    def _too_soon_to_confirm(self) -> bool:
+    def _too_soon_to_confirm(self, *, seen: bool = False) -> bool:
         """A press of confirm for a guess offered that came before its words could be heard: not taken
         (``confirm_reaction``). Such a press was for the words before it (the guess offered for the dice
-        before a new throw, heard as the new one was read), not for a guess no one heard."""
+        before a new throw, heard as the new one was read), not for a guess no one heard. ``seen``: a
+        press on the scoreboard page, whose player read the guess there as it was offered: only the
+        time since the offer counts (the page showed the guess before for as long as the words)."""
         if self.confirm_reaction is None or self.referee.offered_guess is None:
             return False
-        since = getattr(self.speaker, "seconds_since_prompt", None)
-        heard_for = since() if since is not None else self.clock() - self._offered_at
-        return heard_for is None or min(heard_for, self.clock() - self._offered_at) < self.confirm_reaction
+        offered_for = self.clock() - self._offered_at
+        since = None if seen else getattr(self.speaker, "seconds_since_prompt", None)
+        heard_for = since() if since is not None else offered_for
+        return heard_for is None or min(heard_for, offered_for) < self.confirm_reaction
 
     def _drop_prompts(self) -> None:
         drop = getattr(self.speaker, "drop_prompts", None)
@@ -286,6 +291,8 @@ class Table:
 #: said for before a press of confirm takes it. A press within a second of new words beginning is a
 #: reaction to the words before them (the guess for the dice before a throw, cut as the new roll is read).
 CONFIRM_REACTION = 1.0
+#: The argument of a press of confirm on the scoreboard page (``("confirm", SEEN_ON_PAGE)``).
+SEEN_ON_PAGE = "seen on the page"
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
 #: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves

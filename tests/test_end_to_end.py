@@ -139,15 +139,18 @@ def test_whole_games_from_frames_with_speech_and_leds(tmp_path, reader, pins, va
     assert replayed(referee) == state
     winner = referee.config.players[state.winner]
     assert any(line.startswith(f"{winner} ") and "wins the pot" in line for line in said)
-    # Real speech: every sentence announced is spoken, in order, but a Wild question that the pick (made
-    # at once by the pretend player) answered before it was said; one WAV per sentence spoken, each as
-    # long as its words need (a question may be cut by the pick while it is said).
+    # Real speech: every sentence announced is spoken, in order, but a question made stale before it was
+    # said (a Wild question the pick, made at once by the pretend player, answered; an unsure read's
+    # guess when the dice were thrown again); one WAV per sentence spoken (numbered in the order
+    # spoken), each as long as its words need, but a question cut while it was said, which leaves none.
     assert all(text in spoken.prompts for text in spoken.unsaid(said))
-    wavs = sorted(speech_dir.glob("*.wav"))
-    assert len(wavs) == len(spoken.sentences)
-    for path, text in zip(wavs, spoken.sentences):
-        if text not in spoken.prompts:
-            assert 0.1 < wav_seconds(path) < 0.6 + 0.12 * len(text.split())
+    files = {int(path.stem): path for path in speech_dir.glob("*.wav")}
+    assert set(files) <= set(range(1, len(spoken.sentences) + 1))
+    for number, text in enumerate(spoken.sentences, start=1):
+        if number not in files:
+            assert text in spoken.prompts, f"no WAV for {text!r}"
+        elif text not in spoken.prompts:
+            assert 0.1 < wav_seconds(files[number]) < 0.6 + 0.12 * len(text.split())
     # The winner's LED is the one left lit after the celebration.
     assert lit == [i == state.winner for i in range(3)]
     assert [r["what"] for r in store.read_log()][-1] == "turn"

@@ -15,7 +15,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import Game, GameConfig, SeriesRules
-from lcr_pi.table import Table, run_loop
+from lcr_pi.table import SEEN_ON_PAGE, Table, run_loop
 from lcr_pi.web.board import board_snapshot
 
 
@@ -765,6 +765,25 @@ def test_a_new_throw_drops_the_stale_guess_and_a_press_before_the_new_guess_is_h
     now[0] += 1
     table.action("confirm")
     assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (0, 5, 3)
+
+
+def test_a_press_of_confirm_on_the_page_counts_once_the_page_showed_the_guess_for_a_second():
+    # The page shows the guess as it is offered, so its player need not wait for the words (which may
+    # wait behind a whole turn's); a press within a second of the offer is still a reaction to the
+    # page before it.
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+                  confirm_reaction=1.0)
+    table.start()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    table.action("confirm", SEEN_ON_PAGE)
+    assert table.referee.game.state.rolls == 0
+    now[0] += 1.5
+    table.action("confirm")  # a button: the words still wait
+    assert table.referee.game.state.rolls == 0
+    table.action("confirm", SEEN_ON_PAGE)
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
 
 
 def test_without_a_confirm_reaction_a_press_takes_the_guess_at_once():

@@ -18,7 +18,7 @@ from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 from lcr_pi.stats import odds_for_state
-from lcr_pi.table import Table, run_loop
+from lcr_pi.table import SEEN_ON_PAGE, Table, run_loop
 from lcr_pi.web import SpeakerControl, board_snapshot, check_bind, is_lan_address, parse_bind, start_scoreboard
 from lcr_pi.web import app as web_app
 from lcr_pi.web.board import odds_view
@@ -390,6 +390,9 @@ def test_the_pin_is_checked_on_every_control(served):
     assert client.control({"action": "undo", "pin": PIN}) == (202, {"queued": "undo"})
     assert client.control({"action": "choose", "choice": "Bob", "pin": PIN})[0] == 202
     assert [actions.get_nowait(), actions.get_nowait()] == [("undo", None), ("choose", "Bob")]
+    # A confirm from the page is for the guess the page showed (Table.action takes it as seen, not heard).
+    assert client.control({"action": "confirm", "pin": PIN}) == (202, {"queued": "confirm"})
+    assert actions.get_nowait() == ("confirm", SEEN_ON_PAGE)
 
 
 @pytest.mark.parametrize("body, status", [

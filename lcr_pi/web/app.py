@@ -23,6 +23,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import bottle
 
+from lcr_pi.table import SEEN_ON_PAGE
 from lcr_pi.voice_setup import MAX_PLAYERS, MIN_PLAYERS
 from lcr_pi.web.lan import check_bind, is_lan_address
 from lcr_pi.web.live import LiveBoard, PinGuard
@@ -210,7 +211,8 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
                 raise Refused(400, "Only 'choose' takes a player.")
         except Refused as exc:
             return json_response({"error": exc.message}, exc.status, exc.headers)
-        actions.put((name, choice))
+        # A confirm from the page was for the guess the page showed, not one heard (Table.action).
+        actions.put((name, SEEN_ON_PAGE if name == "confirm" else choice))
         return json_response({"queued": name}, 202)
 
     @app.post("/api/players")
