@@ -729,7 +729,8 @@ class Referee:
         self.phase = "roll_off"
         self.roll_off = self._roll_offs_before.pop()
         player = self.roll_off.next_player
-        words = [f"The last roll-off roll is taken back. {player}, roll three dice."]
+        # The roll taken back is always the player's who rolls next: the last to roll rolls again.
+        words = [f"{player}'s roll-off roll is taken back. {player}, roll three dice again."]
         # Saved with no game: a restart from here begins the roll-off again, not the game it started.
         return self._speak(words, keep=True) + [ShowTurn(self.roll_off.next_seat), Checkpoint({"what": "undo roll-off"})]
 

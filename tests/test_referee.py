@@ -476,13 +476,13 @@ def test_a_misread_roll_off_roll_can_be_taken_back_also_the_one_that_decided_who
     ref.on_roll(clear("6", "6", "1"))
     ref.on_roll(clear("5", "5", "3"))
     out = ref.on_action("undo")  # Bob's 5 5 3 was misread
-    assert "The last roll-off roll is taken back. Bob, roll three dice." in said(out)
+    assert "Bob's roll-off roll is taken back. Bob, roll three dice again." in said(out)
     assert ref.phase == "roll_off" and ref.roll_off.scores == ((0, 13),)
     ref.on_roll(clear("6", "6", "6"))
     out = ref.on_roll(clear("1", "1", "2"))
     assert "Bob goes first" in said(out) and ref.phase == "await_roll"
     out = ref.on_action("undo")  # Cy's deciding roll was misread: back to the roll-off, Cy to roll
-    assert ref.phase == "roll_off" and ref.game is None and "Cy, roll three dice" in said(out)
+    assert ref.phase == "roll_off" and ref.game is None and "Cy's roll-off roll is taken back. Cy, roll three dice again." in said(out)
     assert any(isinstance(o, Checkpoint) for o in out) and ref.snapshot()["game"] is None
     out = ref.on_roll(clear("6", "6", "6"))
     assert "A tie! Bob and Cy, roll again." in said(out)
