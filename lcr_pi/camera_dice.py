@@ -13,6 +13,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from lcr_pi.announce import as_sentence, number
 from lcr_pi.referee import ONE_PIP_QUESTION, RollObservation
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.reader import asked, doubted_dice, unsettled
@@ -30,6 +31,11 @@ class CameraDice:
       (to roll the two their chips allow, or because the referee asked), and the rest has not been
       picked up yet, or an arm resting over some of them. Nothing is said; the throw that follows
       is read. At a start or a restart the dice already lying in the tray count as the last roll's.
+    * some dice lying as they were after a clear roll, beside others that moved (:func:`untouched`): a
+      hand reaching across the tray, or a dog against the table, knocked a die over; after a clear
+      roll the next player throws every die. It is passed on as an unsure reading that says so: the
+      referee asks for a throw (or a press of confirm), and never counts it as the next roll unasked.
+      (After a reading asked about, a leaning die may be re-rolled alone: read as before.)
     * a blurred frame (the reader's ``obstructed``: the camera shook, or a die was still spinning):
       the settle detector is asked for another still frame of the same rest, up to
       :attr:`BLURRED_LOOKS` times; then the referee hears an unsure reading that says the picture
@@ -44,6 +50,7 @@ class CameraDice:
         self.read = read
         self.settle = settle or SettleDetector()
         self._lying: tuple = ()  # the dice of the last reading passed on: where they lay, what they showed
+        self._lying_clear = False  # ...and whether that reading was clear (a roll, as far as the reader saw)
         self._blurred = 0  # blurred readings in a row
         self._frames_seen = 0  # until the dice lying at the start are known (None once they are)
         self._quiet: np.ndarray | None = None  # the last quiet frame while they are not
@@ -98,7 +105,13 @@ class CameraDice:
         if left_lying(reading, self._lying):
             self._passed_over()
             return None  # every die that lay is kept: one hidden now (under an arm) may show again
-        self._lying = reading.dice
+        kept = untouched(reading, self._lying) if self._lying_clear else ()
+        self._lying, self._lying_clear = reading.dice, reading.verdict == "clear"
+        if kept:
+            # Found by an audit (2026-12-04): a hand that tipped one of Ann's three dice over, the two
+            # others untouched, made a tray announced as Bob's roll, which he never threw.
+            self._passed_over()  # no roll, no lesson
+            reading = asked(reading, as_sentence(_untouched_words(len(kept))))
         return observe(reading, update.frame)
 
     def _learn_lying(self, frame: np.ndarray) -> None:
@@ -106,7 +119,7 @@ class CameraDice:
         first = self.read(frame)
         self._passed_over()  # the last roll's dice: no roll, no lesson
         if first.verdict in ("clear", "unsure", "cocked"):
-            self._lying = first.dice
+            self._lying, self._lying_clear = first.dice, first.verdict == "clear"
 
     def _passed_over(self) -> None:
         passed = getattr(self.read, "passed_over", None)  # a reader that learns from rolls (WildGameDice)
@@ -146,6 +159,33 @@ def left_lying(reading, before) -> bool:
                    and (d.face == b.face or not d.sure or not b.sure) for b in before)
 
     return all(lay(d) for d in reading.dice)
+
+
+def untouched(reading, before) -> tuple[int, ...]:
+    """Indices of the dice of ``reading`` that the reader is sure of and that lie where a sure die of
+    ``before`` lay (within :data:`SAME_PLACE` of a side) showing the same face: dice nobody threw. A
+    thrown die lands so about once in 130 throws of a die (three places on a tray with room for 150
+    dice), and from one in six to one in two of those (an LCR die's dot) show the same face; then the
+    roll is asked about.
+
+    >>> from lcr_pi.vision.reader import DieReading, Reading
+    >>> def die(face, x): return DieReading(face, 0.99, (x, 0, x + 20, 20), (), (x + 10, 10), "", True)
+    >>> three = (die("L", 0), die("dot", 50), die("C", 100))
+    >>> untouched(Reading((three[0], three[1], die("R", 120)), "clear"), three)  # the C knocked over
+    (0, 1)
+    >>> untouched(Reading((die("R", 0), die("dot", 200)), "clear"), three)  # thrown
+    ()
+    """
+    return tuple(i for i, d in enumerate(reading.dice) if d.sure and any(
+        b.sure and d.face == b.face
+        and math.dist(d.centre, b.centre) < SAME_PLACE * max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+        for b in before))
+
+
+def _untouched_words(n: int) -> str:
+    if n == 1:
+        return "one of the dice lies just as the last roll left it: it was not thrown"
+    return f"{number(n)} of the dice lie just as the last roll left them: they were not thrown"
 
 
 SHOWN_BY = {**{f: "pip" for f in ("2", "3", "4", "5", "6")}, **{f: "wild" for f in ("L", "C", "R", "W")}}

@@ -323,8 +323,10 @@ def test_a_die_thrown_anew_beside_dice_left_lying_is_a_roll():
                       _clear(die("dot", 0.99, x=0), die("R", 0.99, x=200), three[2])])
     assert camera.poll().verdict == "cocked"
     assert camera.poll().faces == ("L", "R", "C")
-    # The same places with a face changed is no die left lying either (a die landing on its own spot).
-    assert camera.poll().faces == ("dot", "R", "C")
+    # The same places with a face changed is no die left lying either (a die landing on its own spot):
+    # passed on, but asked about, as the R and the C lie as the clear roll before left them.
+    obs = camera.poll()
+    assert obs.faces == ("dot", "R", "C") and obs.verdict == "unsure"
 
 
 def test_a_blurred_rest_is_looked_at_again_and_then_told():
@@ -545,3 +547,63 @@ def test_a_die_falling_off_its_edge_before_a_60_fps_camera_is_read_once_when_it_
     seen = [camera.poll() for _ in frames]
     assert read[0] == 0  # the tray as the camera started: what lay there (nothing) is learnt
     assert sum(o is not None for o in seen) == 1 and len(read) == 2 and read[1] >= rest, (read, rest)
+
+
+def test_a_die_knocked_over_after_a_roll_is_asked_about_not_counted_as_the_next_roll():
+    # Found by an audit (2026-12-04): after Ann's roll was announced, a hand reaching across the tray
+    # tipped one of her dice over (a side away, another face up) and left; the two dice it did not
+    # touch lay as they were, and the tray was announced as Bob's roll, which he never threw.
+    three = (die("L", 0.99, x=0), die("dot", 0.98, x=40), die("C", 0.97, x=80))
+    knocked = (three[0], three[1], die("R", 0.99, x=90))
+    camera = _camera([_clear(*three), _clear(*knocked), _clear(die("R", 0.99, x=200), die("C", 0.99, x=240),
+                                                               die("dot", 0.99, x=300))])
+    assert camera.poll().verdict == "clear"
+    obs = camera.poll()
+    assert obs.verdict == "unsure" and obs.faces == ("L", "dot", "R")
+    assert "as the last roll left them" in obs.message and obs.could_be == ((), (), ())
+    assert camera.poll().verdict == "clear"  # thrown: read as before
+
+
+def test_filmed_die_tipped_over_by_a_hand_is_not_announced_as_the_next_players_roll():
+    import cv2
+
+    from lcr_pi.camera import ListSource
+    from lcr_pi.camera_dice import CameraDice
+    from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.render import roll_sequence
+
+    def throw(faces):
+        return roll_sequence(np.random.default_rng(7), size=(640, 480), n_frames=24, kind="pip",
+                             faces=faces, empty_frames=6)  # the same draws: the same table and places
+
+    frames, scene = throw(["4", "2", "6"])
+    _, five = throw(["5", "2", "6"])  # the same rest with a 5 up on the first die
+    empty, rest = frames[0], frames[-1]
+    x0, y0, x1, y1 = (int(v) for v in scene.dice[0].box)
+    side, m = x1 - x0, 4
+    tipped = rest.copy()  # the 4 tipped over its edge: a side to the left, the 5 up
+    tipped[y0 - m:y1 + m, x0 - m:x1 + m] = empty[y0 - m:y1 + m, x0 - m:x1 + m]
+    tipped[y0 - m:y1 + m, x0 - m - side:x1 + m - side] = five.image[y0 - m:y1 + m, x0 - m:x1 + m]
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+
+    def hand(image, reach):
+        out = image.copy()
+        tip = (cx, int(cy * reach))
+        cv2.line(out, (cx, 0), tip, (120, 150, 200), 108)
+        cv2.circle(out, tip, 72, (110, 140, 195), -1)
+        return out
+
+    knock = [hand(rest, r) for r in (0.3, 0.7, 1.0, 1.0)] + [hand(tipped, r) for r in (1.0, 0.6, 0.2)] + [tipped] * 10
+    ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+    ref.start()
+    reader = DiceReader()
+    camera = CameraDice(ListSource(frames + [rest] * 6 + knock), lambda frame: reader.read(frame, dice_kind="pip"))
+    words = []
+    while not camera.exhausted:
+        obs = camera.poll()
+        if obs is not None:
+            words.append(said(ref.on_roll(obs)))
+    assert len(words) == 2, "\n".join(words)
+    assert "Ann rolled L, R, dot" in words[0]
+    assert "Bob rolled" not in words[1] and "Bob, please roll again" in words[1], words[1]
+    assert ref.game.state.current_player == "Bob"
