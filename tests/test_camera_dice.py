@@ -292,6 +292,16 @@ def _clear(*dice):
     return Reading(tuple(dice), **verdict_for(list(dice), [], []))
 
 
+def _words_said(camera, ref):
+    """What the referee says of each roll the camera passes on, until its frames run out."""
+    words = []
+    while not camera.exhausted:
+        obs = camera.poll()
+        if obs is not None:
+            words.append(said(ref.on_roll(obs)))
+    return words
+
+
 def test_dice_left_lying_when_one_is_taken_out_are_no_roll():
     # Found by an audit (2026-12-03): Ann threw three dice with two chips; told to take one out and
     # roll both again, she took one out, and the two left lying were announced as her roll.
@@ -383,11 +393,7 @@ def test_filmed_take_one_out_after_the_referee_asked_is_not_announced():
     reader = DiceReader()
     camera = CameraDice(ListSource(frames + [rest] * 4 + take_out + two),
                         lambda frame: reader.read(frame, dice_kind="pip"))
-    words = []
-    while not camera.exhausted:
-        obs = camera.poll()
-        if obs is not None:
-            words.append(said(ref.on_roll(obs)))
+    words = _words_said(camera, ref)
     assert len(words) == 2, "\n".join(words)
     assert "I see three" in words[0] and "please roll again" in words[0]
     assert "Ann rolled" in words[1] and ref.game.state.current_player == "Bob"
@@ -598,11 +604,7 @@ def test_filmed_die_tipped_over_by_a_hand_is_not_announced_as_the_next_players_r
     ref.start()
     reader = DiceReader()
     camera = CameraDice(ListSource(frames + [rest] * 6 + knock), lambda frame: reader.read(frame, dice_kind="pip"))
-    words = []
-    while not camera.exhausted:
-        obs = camera.poll()
-        if obs is not None:
-            words.append(said(ref.on_roll(obs)))
+    words = _words_said(camera, ref)
     assert len(words) == 2, "\n".join(words)
     assert "Ann rolled L, R, dot" in words[0]
     assert "Bob rolled" not in words[1] and "Bob, please roll again" in words[1], words[1]

@@ -738,16 +738,22 @@ class QueuedSpeaker(RecordingSpeaker):
         return None if self.prompt_waits else self.clock() - self.prompt_said_at
 
 
+def _queued_table(confirm_reaction=None):
+    """Ann, Bob and Cy at a table whose speaker queues (:class:`QueuedSpeaker`), on a test clock."""
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+                  confirm_reaction=confirm_reaction)
+    table.start()
+    return table, speaker, now
+
+
 def test_a_new_throw_drops_the_stale_guess_and_a_press_before_the_new_guess_is_heard_is_not_taken():
     # Found by a review: Ann, unsure of her roll, threw again while the offer of its guess was still
     # waiting to be said; the new throw, unsure too, offered another guess behind it. The table heard
     # "if the dice show L, dot, C, press confirm", a helper saw that on the new dice, pressed, and
     # the new guess (L, L, C), which no one had heard, was played as Ann's roll.
-    now = [100.0]
-    speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
-                  confirm_reaction=1.0)
-    table.start()
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
     speaker.say_all()
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
     assert any("show L, dot, C, press confirm" in text for text, _ in speaker.waiting)
@@ -771,11 +777,7 @@ def test_a_press_of_confirm_on_the_page_counts_once_the_page_showed_the_guess_fo
     # The page shows the guess as it is offered, so its player need not wait for the words (which may
     # wait behind a whole turn's); a press within a second of the offer is still a reaction to the
     # page before it.
-    now = [100.0]
-    speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
-                  confirm_reaction=1.0)
-    table.start()
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
     table.action("confirm", SEEN_ON_PAGE)
     assert table.referee.game.state.rolls == 0
@@ -789,20 +791,14 @@ def test_a_press_of_confirm_on_the_page_counts_once_the_page_showed_the_guess_fo
 def test_without_a_confirm_reaction_a_press_takes_the_guess_at_once():
     # The demo's pretend player sees the dice and presses only for a right guess; tests drive the
     # table as fast as they like.
-    now = [100.0]
-    speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0])
-    table.start()
+    table, speaker, now = _queued_table()
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
     table.action("confirm")
     assert table.referee.game.state.rolls == 1
 
 
 def test_a_press_of_choose_during_an_offered_guess_does_not_cut_the_guess():
-    now = [100.0]
-    speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0])
-    table.start()
+    table, speaker, now = _queued_table()
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
     table.action("choose")  # "There is nothing to choose now."
     assert any("show L, dot, C, press confirm" in text for text, _ in speaker.waiting)
