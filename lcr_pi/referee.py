@@ -697,10 +697,14 @@ class Referee:
             words = [f"Taken back: the chip from {self.config.players[seat]}. {self._decision_reminder()}"]
             # Saved, as the pick was: a restart now must not bring the pick back.
             return self._speak(words) + [self._checkpoint("undo pick", picked=[self.config.players[seat]])]
-        if self._roll_offs_before and (self.game is None or not self.game.can_undo and self.phase == "await_roll"):
+        # An unsure first read waiting for confirm is no turn yet: the offer is dropped with what undo
+        # takes back (found by a review: told "Undo brings the last one back", the table heard "Nothing to
+        # undo" while the new game's first read waited for confirm, and so after a roll-off).
+        at_opening = self.phase in ("await_roll", "confirm_read")
+        if self._roll_offs_before and (self.game is None or not self.game.can_undo and at_opening):
             return self._undo_roll_off_roll()
         if ((self.game is None or not self.game.can_undo) and self._before_new_game is not None
-                and self.phase in ("await_roll", "roll_off")):
+                and (at_opening or self.phase == "roll_off")):
             return self._undo_new_game()
         if self.game is None or not self.game.can_undo:
             return self._speak(["Nothing to undo."], keep=False)

@@ -858,3 +858,35 @@ def test_undoing_the_roll_that_won_a_series_says_the_series_is_not_won_yet():
     two.on_roll(clear("C", "C", "C"))
     two.on_roll(clear("C", "C", "C"))
     assert "not won yet" not in said(two.on_action("undo"))
+
+
+def unsure(*faces):
+    return RollObservation(tuple(faces), verdict="unsure", message="I am not sure of the die at the left")
+
+
+def test_an_unsure_first_read_does_not_hide_the_game_a_long_press_ended_from_undo():
+    # Found by a review: told "Undo brings the last one back", the table pressed undo while the new
+    # game's first read waited for confirm (no roll counted yet) and heard "Nothing to undo."
+    ref = table()
+    ref.on_roll(clear("L", ".", "C"))
+    ref.on_action("new_game")
+    ref.on_roll(unsure("L", ".", "C"))
+    assert ref.phase == "confirm_read"
+    out = ref.on_action("undo")
+    assert said(out).startswith("The new game is taken back; the last one goes on where it was.")
+    assert ref.game.state.chips == (1, 4, 3) and ref.phase == "await_roll" and ref.offered_guess is None
+    assert any(isinstance(o, Checkpoint) for o in out)
+
+
+def test_an_unsure_first_read_does_not_hide_the_roll_off_roll_that_decided_who_starts_from_undo():
+    # As above: the README's "until that game's first turn" is a counted roll, not a read offered for confirm.
+    ref = Referee(GameConfig.create(PLAYERS), first_player="roll-off")
+    ref.start()
+    for faces in (("6", "6", "1"), ("5", "5", "2"), ("6", "6", "6")):
+        ref.on_roll(clear(*faces))
+    ref.on_roll(unsure("L", ".", "C"))
+    assert ref.phase == "confirm_read"
+    out = ref.on_action("undo")
+    assert "The last roll-off roll is taken back. Cy, roll three dice." in said(out)
+    assert ref.phase == "roll_off" and ref.game is None and ref.offered_guess is None
+    assert any(isinstance(o, Checkpoint) for o in out) and ref.snapshot()["game"] is None

@@ -434,15 +434,10 @@ class RefereeMachine(RuleBasedStateMachine):
                 assert ref.series.games == before["series_obj"].games - 1
         elif self.offs and (before["game"] is None or before["state"].rolls == 0):
             # README: undo also takes back a roll-off roll, even the one that decided who starts,
-            # until that game's first turn.
-            if before["phase"] == "confirm_read":
-                # The code waits for the first turn's unsure read to be settled first
-                # (referee.py _undo: 'self.phase == "await_roll"'); taken as a reading of "first turn".
-                self._unchanged(before)
-            else:
-                assert ref.game is None and ref.phase == "roll_off"
-                assert ref.roll_off == self.offs.pop(), "undo did not restore the roll-off before its last roll"
-        elif self.ended is not None and before["phase"] in ("await_roll", "roll_off") and \
+            # until that game's first turn (an unsure first read waiting for confirm is no turn yet).
+            assert ref.game is None and ref.phase == "roll_off"
+            assert ref.roll_off == self.offs.pop(), "undo did not restore the roll-off before its last roll"
+        elif self.ended is not None and before["phase"] in ("await_roll", "confirm_read", "roll_off") and \
                 (before["game"] is None or not before["can_undo"]):
             # A long press's new game, taken back: the game it ended goes on where it was.
             game, state, turns = self.ended
