@@ -19,6 +19,7 @@ number of dice or a cocked die ends in a spoken request, and no chip moves until
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -709,11 +710,18 @@ class Referee:
         if self.game is None or not self.game.can_undo:
             return self._speak(["Nothing to undo."], keep=False)
         was_over = self.phase == "game_over"
+        # A Wild turn's chips taken (chosen, or the only choice there was): the faces do not say whose
+        # they were (found by a review: undo said "Undone: Ann's roll of W, W, dot" alone, and a table
+        # playing by ear could not hand the chips back).
+        taken = next((e for e in self.game.last_events if isinstance(e, ev.ChipsTaken)), None)
         undone = self.game.undo()
         self._clear_pending()
         self.phase = "await_roll"
         state = self.game.state
         words = announce([undone], self.config.players)
+        if taken is not None:
+            given = [f"{chips(n)} to {self.config.players[seat]}" for seat, n in Counter(taken.victims).items()]
+            words.append(f"{taken.player} gives back {join_names(given)}.")
         if was_over and self._series_before_win is not None:
             # Undoing the roll that won a game also takes that win off the series tally.
             series_won = self.series.is_over

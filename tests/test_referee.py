@@ -890,3 +890,31 @@ def test_an_unsure_first_read_does_not_hide_the_roll_off_roll_that_decided_who_s
     assert "The last roll-off roll is taken back. Cy, roll three dice." in said(out)
     assert ref.phase == "roll_off" and ref.game is None and ref.offered_guess is None
     assert any(isinstance(o, Checkpoint) for o in out) and ref.snapshot()["game"] is None
+
+
+def test_undoing_a_wild_turn_says_whom_the_chips_taken_go_back_to():
+    # Found by a review: undo said "Undone: Ann's roll of W, W, dot" and nothing of the choice, so a
+    # player at the table by ear could not know whose chips to hand back (the faces do not say it).
+    ref = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    ref.on_roll(clear("W", "W", "."))
+    ref.on_action("choose", "Bob")
+    ref.on_action("choose", "Dee")
+    assert ref.game.state.chips == (5, 2, 3, 2)
+    assert said(ref.on_action("undo")) == ("Undone: Ann's roll of W, W, dot. Ann, it is your turn again. "
+                                           "Ann gives back one chip to Bob and one chip to Dee. Roll three dice.")
+    assert ref.game.state.chips == (3, 3, 3, 3)
+    ref.on_roll(clear("W", "W", "."))
+    ref.on_action("choose", "Cy")
+    ref.on_action("choose", "Cy")
+    assert "Ann gives back two chips to Cy." in said(ref.on_action("undo"))
+    # The only choice there was, taken by the rules without asking, is named too.
+    ref = table("wild")
+    ref.on_roll(clear("C", "C", "C"))
+    assert "Bob takes one chip from Cy." in said(ref.on_roll(clear("W", ".", ".")))
+    assert "Bob gives back one chip to Cy." in said(ref.on_action("undo"))
+    # A W roll taken back before its choice took nothing: nothing is given back.
+    ref = table("wild")
+    ref.on_roll(clear("W", ".", "."))
+    assert ref.phase == "await_decision" and "gives back" not in said(ref.on_action("undo"))
+    ref.on_roll(clear("L", ".", "."))
+    assert "gives back" not in said(ref.on_action("undo"))
