@@ -696,8 +696,10 @@ class Referee:
             seat = self._picked.pop()
             self._choice_index, self._cycled = None, False
             words = [f"Taken back: the chip from {self.config.players[seat]}. {self._decision_reminder()}"]
-            # Saved, as the pick was: a restart now must not bring the pick back.
-            return self._speak(words) + [self._checkpoint("undo pick", picked=[self.config.players[seat]])]
+            # The chooser's LED, as a restart here shows it: the one lit was the player offered and picked,
+            # whose chip is no longer taken. Saved, as the pick was: a restart now must not bring the pick back.
+            return self._speak(words) + [ShowTurn(self.game.state.pending.seat),
+                                         self._checkpoint("undo pick", picked=[self.config.players[seat]])]
         # An unsure first read waiting for confirm is no turn yet: the offer is dropped with what undo
         # takes back (found by a review: told "Undo brings the last one back", the table heard "Nothing to
         # undo" while the new game's first read waited for confirm, and so after a roll-off).

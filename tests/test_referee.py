@@ -918,3 +918,15 @@ def test_undoing_a_wild_turn_says_whom_the_chips_taken_go_back_to():
     assert ref.phase == "await_decision" and "gives back" not in said(ref.on_action("undo"))
     ref.on_roll(clear("L", ".", "."))
     assert "gives back" not in said(ref.on_action("undo"))
+
+
+def test_undoing_a_first_wild_pick_lights_the_chooser_not_the_player_taken_back():
+    # Found by a review: the LED of the player offered and picked stayed lit after the pick was taken
+    # back, as if that chip were still taken; a restart there lights the chooser.
+    ref = table("wild")
+    ref.on_roll(clear("W", "W", "."))
+    assert ShowTurn(1) in ref.on_action("choose")  # Bob offered: his LED
+    ref.on_action("confirm")
+    out = ref.on_action("undo")
+    assert said(out).startswith("Taken back: the chip from Bob.") and ShowTurn(0) in out
+    assert [o for o in Referee.restore(ref.snapshot()).start() if isinstance(o, ShowTurn)] == [ShowTurn(0)]
