@@ -887,7 +887,7 @@ def test_an_unsure_first_read_does_not_hide_the_roll_off_roll_that_decided_who_s
     ref.on_roll(unsure("L", ".", "C"))
     assert ref.phase == "confirm_read"
     out = ref.on_action("undo")
-    assert "The last roll-off roll is taken back. Cy, roll three dice." in said(out)
+    assert "Cy's roll-off roll is taken back. Cy, roll three dice again." in said(out)
     assert ref.phase == "roll_off" and ref.game is None and ref.offered_guess is None
     assert any(isinstance(o, Checkpoint) for o in out) and ref.snapshot()["game"] is None
 
