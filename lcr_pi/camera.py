@@ -62,12 +62,21 @@ class PiCameraSource:
             ) from None
         try:
             self.camera = Picamera2()
+        except (RuntimeError, IndexError, OSError) as exc:
+            raise UserError(f"the Pi camera did not start ({exc}); is it connected and enabled?") from None
+        try:
             config = self.camera.create_preview_configuration(main={"size": (width, height), "format": "RGB888"})
             self.camera.configure(config)
             if controls:
                 self.camera.set_controls(controls)
             self.camera.start()
         except (RuntimeError, IndexError, OSError) as exc:
+            # Picamera2() acquired the camera, and libcamera lets one holder have it: kept, every later
+            # reopening failed too (found by an audit: the camera never came back without a restart).
+            try:
+                self.camera.close()
+            except Exception:  # noqa: BLE001 - a camera that would not start may not close cleanly either
+                pass
             raise UserError(f"the Pi camera did not start ({exc}); is it connected and enabled?") from None
 
     def read(self):

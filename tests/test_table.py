@@ -157,6 +157,54 @@ def test_sources_tell_each_frame_s_capture_time(tmp_path, monkeypatch):
     assert np.allclose(got, [7.016666667, 7.033333334, 7.050000001])
 
 
+def test_a_pi_camera_that_fails_to_start_is_released_so_that_it_can_be_opened_again(monkeypatch):
+    # Found by an audit: picamera2 acquires the camera when a Picamera2 is made, and libcamera lets one
+    # holder have it; a failed configure or start left it held, so every reopening after failed too
+    # ("Camera __init__ sequence did not complete") and the camera never came back without a restart.
+    import sys
+    import types
+
+    from lcr_pi.camera import PiCameraSource
+
+    frame = np.zeros((48, 64, 3), np.uint8)
+    holders = []
+
+    class Picamera2:
+        failing_starts = 1  # the first start fails (the sensor not answering yet), the next one works
+
+        def __init__(self):
+            if holders:  # libcamera: a camera acquired and not released cannot be acquired again
+                raise RuntimeError("Camera __init__ sequence did not complete.")
+            holders.append(self)
+
+        def create_preview_configuration(self, **kw):
+            return kw
+
+        def configure(self, config):
+            pass
+
+        def start(self):
+            if Picamera2.failing_starts:
+                Picamera2.failing_starts -= 1
+                raise RuntimeError("Failed to start camera: Broken pipe")
+
+        def capture_arrays(self, names):
+            return [frame], {}
+
+        def close(self):
+            holders.remove(self)
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    now, said = [0.0], []
+    source = ReopeningSource(lambda: PiCameraSource(64, 48), on_lost=said.append, on_back=lambda: said.append("back"),
+                             clock=lambda: now[0], sleep=lambda s: None)
+    assert said == ["the Pi camera did not start (Failed to start camera: Broken pipe); is it connected and enabled?"]
+    assert holders == []  # released: the next try may have it
+    now[0] += 60
+    assert source.read() is frame
+    assert said[-1] == "back"
+
+
 @pytest.mark.parametrize("spec, message", [
     ("webcam:x", "write webcam:0"),
     ("/no/such/thing", "is not 'auto', 'picamera2', 'webcam:N', a video file or a folder"),
