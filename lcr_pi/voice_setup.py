@@ -28,6 +28,7 @@ keeps the rest as they are and finishes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import queue
@@ -270,13 +271,23 @@ def setup_path(state_dir: str | Path) -> Path:
     return Path(state_dir).expanduser() / SETUP_FILE
 
 
-def choices_to_json(choices: SetupChoices) -> str:
+def choices_to_json(choices: SetupChoices, *, settings_digest: str | None = None) -> str:
     data = asdict(choices)
     if not choices.names:
         del data["names"]  # the file as before names could be set at the table
     else:
         data["names"] = list(choices.names)
+    if settings_digest:
+        data["settings_sha256"] = settings_digest  # what the settings file said when this was saved
     return json.dumps({"format": SETUP_FORMAT, "version": SETUP_VERSION, **data}, indent=2) + "\n"
+
+
+def settings_digest(settings_file: str | Path) -> str | None:
+    """A fingerprint of the settings file's text (None when it cannot be read: no file, the defaults)."""
+    try:
+        return hashlib.sha256(Path(settings_file).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def choices_from_json(text: str, *, source: str = SETUP_FILE) -> SetupChoices:
@@ -349,11 +360,13 @@ def load_remembered(state_dir: str | Path) -> tuple[SetupChoices | None, str | N
         return None, f"the remembered game setup is damaged: {exc}; using the settings file"
 
 
-def save_choices(state_dir: str | Path, choices: SetupChoices) -> Path:
-    """Write the choices atomically (a power cut leaves the old or the new file, never half)."""
+def save_choices(state_dir: str | Path, choices: SetupChoices, *, settings_file: str | Path | None = None) -> Path:
+    """Write the choices atomically (a power cut leaves the old or the new file, never half), with a
+    fingerprint of ``settings_file`` as it is now (so that a later edit of it can be told)."""
     path = setup_path(state_dir)
+    digest = settings_digest(settings_file) if settings_file is not None else None
     try:
-        write_atomic(path, choices_to_json(choices).encode("utf-8"))
+        write_atomic(path, choices_to_json(choices, settings_digest=digest).encode("utf-8"))
     except OSError as exc:
         raise UserError(f"cannot save the game setup to {path} ({exc.strerror or exc})") from None
     return path
@@ -365,7 +378,8 @@ def remember_players(settings: Settings, names) -> Path:
     remembered, _ = load_remembered(settings.state_dir)
     base = remembered or SetupChoices.from_settings(settings)
     names = tuple(names)
-    return save_choices(settings.state_dir, replace(base, players=len(names), names=names))
+    return save_choices(settings.state_dir, replace(base, players=len(names), names=names),
+                        settings_file=settings.source)
 
 
 def names_kept(choices: SetupChoices, remembered: SetupChoices | None) -> SetupChoices:
@@ -511,7 +525,21 @@ def setup_buttons(settings: Settings, on_action, pin_factory=None):
 
 
 def _edited_since(settings_file: str, saved: Path) -> bool:
-    """Whether the settings file was written after the remembered setup (False when either is not there)."""
+    """Whether the settings file was changed after the remembered setup was saved (False when either is
+    not there).
+
+    Told by the fingerprint of the file kept in the setup, not by the files' times: a Pi has no clock of
+    its own, and without a network it starts at the time last saved, up to an hour behind after a
+    pulled plug (found by an audit: a setup made then was older than an edit made before it, and every
+    power-on said the file was overridden). A setup saved before the fingerprint was kept: the times.
+    """
+    try:
+        recorded = json.loads(saved.read_text(encoding="utf-8")).get("settings_sha256")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if isinstance(recorded, str):
+        current = settings_digest(settings_file)
+        return current is not None and current != recorded
     try:
         return Path(settings_file).stat().st_mtime > saved.stat().st_mtime
     except OSError:
@@ -628,7 +656,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
                 problems.append(f"the new game setup cannot be used ({exc}); playing with the settings as they were")
                 return settings, problems
             try:
-                save_choices(settings.state_dir, names_kept(setup.choices, remembered))
+                save_choices(settings.state_dir, names_kept(setup.choices, remembered), settings_file=settings.source)
             except UserError as exc:
                 problems.append(f"{exc}; this game uses the new setup, but it is not remembered")
             return chosen, problems

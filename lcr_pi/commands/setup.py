@@ -69,7 +69,8 @@ def run(args, *, stdin=None, pin_factory=None, make_speaker=None) -> int:
         try:
             # Names set at the table are kept, as at power-on (found by a review: this command dropped
             # them, and the next lcr-pi run set the game of those players aside as one of "other players").
-            path = save_choices(settings.state_dir, names_kept(setup.choices, remembered))
+            path = save_choices(settings.state_dir, names_kept(setup.choices, remembered),
+                                settings_file=settings.source)
         except UserError:
             # The person at the buttons heard "Done"; without this they would leave believing the game
             # is set up (found by an audit). The reason, with its path, is printed: spoken, a path is noise.
