@@ -73,11 +73,22 @@ class PiCameraSource:
         except (RuntimeError, IndexError, OSError) as exc:
             # Picamera2() acquired the camera, and libcamera lets one holder have it: kept, every later
             # reopening failed too (found by an audit: the camera never came back without a restart).
-            try:
-                self.camera.close()
-            except Exception:  # noqa: BLE001 - a camera that would not start may not close cleanly either
-                pass
+            self._release()
             raise UserError(f"the Pi camera did not start ({exc}); is it connected and enabled?") from None
+        # A camera that cannot give RGB888 (a USB webcam, which picamera2 opens too) gets its
+        # configuration adjusted by libcamera, and picamera2 only logs it: the frames would then be YUYV
+        # or MJPEG, not the B, G, R pictures the reader reads (found by an audit). OpenCV reads it right.
+        given = ((getattr(self.camera, "camera_config", None) or {}).get("main") or {}).get("format")
+        if given is not None and given != "RGB888":
+            self._release()
+            raise UserError(f"the camera picamera2 found gives its pictures as {given}, not RGB888: for a USB "
+                            "webcam set source = \"webcam:0\" in [camera]")
+
+    def _release(self) -> None:
+        try:
+            self.camera.close()
+        except Exception:  # noqa: BLE001 - a camera that would not start may not close cleanly either
+            pass
 
     def read(self):
         capture = getattr(self.camera, "capture_arrays", None)

@@ -205,6 +205,58 @@ def test_a_pi_camera_that_fails_to_start_is_released_so_that_it_can_be_opened_ag
     assert said[-1] == "back"
 
 
+def test_a_camera_picamera2_cannot_give_bgr_pictures_of_is_left_to_opencv(monkeypatch):
+    # Found by an audit: picamera2 opens USB webcams too (libcamera's UVC support), and when a camera
+    # cannot give the RGB888 (B, G, R) pictures asked for, libcamera adjusts the configuration and
+    # picamera2 only logs it: the main stream then gives YUYV (a 2-D array) or MJPEG pictures, which the
+    # reader does not read as BGR. "auto" with a USB webcam on a Pi set up as README says got them.
+    import sys
+    import types
+
+    import lcr_pi.camera as camera
+    from lcr_pi.camera import PiCameraSource
+
+    yuyv = np.zeros((48, 128), np.uint8)
+    released = []
+
+    class Picamera2:  # a USB webcam through libcamera: YUYV only
+        camera_config = None
+
+        def create_preview_configuration(self, **kw):
+            return kw
+
+        def configure(self, config):  # as picamera2 does: the adjusted format is written back
+            self.camera_config = {"main": dict(config["main"], format="YUYV")}
+
+        def start(self):
+            pass
+
+        def capture_arrays(self, names):
+            return [yuyv], {}
+
+        def close(self):
+            released.append(self)
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    with pytest.raises(UserError, match=r"gives its pictures as YUYV, not RGB888.*webcam:0"):
+        PiCameraSource(64, 48)
+    assert len(released) == 1  # let go, so that OpenCV can open it
+
+    class Webcam:
+        def __init__(self, index, width, height):
+            self.index = index
+
+        def read(self):
+            return np.zeros((48, 64, 3), np.uint8)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(camera, "OpenCVSource", Webcam)
+    source = open_frame_source("auto", width=64, height=48)
+    assert isinstance(source, Webcam) and source.read().shape == (48, 64, 3)
+
+
 @pytest.mark.parametrize("spec, message", [
     ("webcam:x", "write webcam:0"),
     ("/no/such/thing", "is not 'auto', 'picamera2', 'webcam:N', a video file or a folder"),
