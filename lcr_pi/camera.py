@@ -6,7 +6,8 @@ None when the source cannot tell (a folder of frames, frames in memory). The set
 follow it, so they last as long at any frame rate (:mod:`lcr_pi.vision.settle`, *Time*).
 picamera2 exists only on a Pi, so it is imported lazily inside :class:`PiCameraSource`.
 :class:`ReopeningSource` wraps any live source: when frames stop coming it reopens the camera, with a
-growing pause, and tells the table while the camera is away.
+growing pause, and tells the table while the camera is away. :class:`LiveCapture` reads a live camera
+on a thread of its own, so that a camera that stops mid-frame cannot freeze the table.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 
 import logging
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -103,6 +105,10 @@ class PiCameraSource:
 
     def close(self):
         self.camera.close()
+
+    #: picamera2's close may be called while a capture waits (it stops the camera; a capture waiting
+    #: for a frame that never comes is how a stalled camera is let go): :class:`LiveCapture` does so.
+    closes_while_capturing = True
 
 
 @contextmanager
@@ -352,6 +358,95 @@ class ReopeningSource:
     def close(self):
         if self.source is not None:
             self.source.close()
+
+
+class LiveCapture:
+    """A live camera read on a thread of its own: :meth:`read` gives the newest frame since the last
+    read, waiting at most ``wait`` seconds for one (None when none came), so the referee loop never
+    waits long on the camera.
+
+    Found by an audit: picamera2 waits for a frame with no time limit (``capture_arrays``), and an
+    OpenCV webcam up to ten seconds a read. Read on the referee loop's thread, a camera that stopped
+    mid-night (libcamera's "Camera frontend has timed out", a loose ribbon cable) froze the whole
+    table: no button was answered and nothing was said. Now the reads that give nothing add up in
+    :class:`ReopeningSource`, which tells the table and reopens the camera, and :meth:`close` waits at
+    most ``close_wait`` seconds: a camera stuck in a capture is left to its thread (picamera2's close is
+    tried on another one, see ``closes_while_capturing``), and the night goes on without it.
+    """
+
+    recording = False  # a live camera does not end
+    exhausted = False
+
+    def __init__(self, source, *, wait: float = 0.2, close_wait: float = 2.0, idle: float = 0.02):
+        self.source = source
+        self.wait, self.close_wait, self.idle = wait, close_wait, idle
+        self.frame_time: float | None = None
+        self._changed = threading.Condition()
+        self._frame = None  # the newest frame not read yet, and its time
+        self._time: float | None = None
+        self._closing = False
+        self._closed = False  # the source was closed (once, by whichever thread got there first)
+        self._thread = threading.Thread(target=self._capture, name="camera-capture", daemon=True)
+        self._thread.start()
+
+    def _capture(self) -> None:
+        while True:
+            with self._changed:
+                if self._closing:
+                    break
+            try:
+                frame = self.source.read()
+            except Exception as exc:  # noqa: BLE001 - a driver can fail in many ways; the camera is retried
+                log.warning("camera read failed: %s", exc)
+                frame = None
+            if frame is None:
+                time.sleep(self.idle)  # a camera giving nothing must not spin a core
+                continue
+            with self._changed:
+                self._frame, self._time = frame, getattr(self.source, "frame_time", None)
+                self._changed.notify_all()
+        self._close_source()  # no read runs now: OpenCV's capture may be released safely
+
+    def read(self):
+        with self._changed:
+            self._changed.wait_for(lambda: self._frame is not None or self._closing, timeout=self.wait)
+            frame, self._frame = self._frame, None
+            if frame is not None:
+                self.frame_time = self._time
+            return frame
+
+    def _close_source(self) -> None:
+        with self._changed:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self.source.close()
+        except Exception as exc:  # noqa: BLE001 - closing a dead camera may fail too
+            log.warning("the camera did not close cleanly: %s", exc)
+
+    def close(self) -> None:
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+        self._thread.join(self.close_wait)
+        if not self._thread.is_alive():
+            return  # the capture thread closed the camera
+        log.error("the camera gave no frame for a capture (it may have stopped); it is let go")
+        if getattr(self.source, "closes_while_capturing", False):
+            closer = threading.Thread(target=self._close_source, name="camera-close", daemon=True)
+            closer.start()
+            closer.join(self.close_wait)
+            if closer.is_alive():
+                log.error("the camera did not close within %.0f s; it is left to its thread", self.close_wait)
+
+
+def live_capture(source):
+    """``source`` read on a thread of its own (:class:`LiveCapture`) when it is a live camera (the Pi
+    camera, a webcam); a video file or a folder of frames as it is (each of its frames is read in turn)."""
+    if isinstance(source, PiCameraSource) or (isinstance(source, OpenCVSource) and not source.is_file):
+        return LiveCapture(source)
+    return source
 
 
 def _giving_frames(source, name: str, tries: int = 2):

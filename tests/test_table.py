@@ -3,6 +3,8 @@
 import io
 import queue
 import random
+import threading
+import time
 from dataclasses import replace
 
 import cv2
@@ -300,6 +302,109 @@ def test_a_camera_that_stops_is_reopened_and_the_table_is_told():
     now[0] = 10.0
     frame = source.read()
     assert frame is not None and frame[0, 0, 0] == 1 and told[-1] == "back"
+
+
+class StallingCamera:
+    """A live camera that gives ``frames`` frames, then waits for the next one forever (as picamera2's
+    capture does when libcamera's frontend times out), until closed from another thread."""
+
+    closes_while_capturing = True
+
+    def __init__(self, frames=3, *, closes=True):
+        self.left, self.closes = frames, closes
+        self.released = threading.Event()
+        self.closed = 0
+
+    def read(self):
+        if self.left > 0:
+            self.left -= 1
+            return np.zeros((4, 4, 3), np.uint8)
+        self.released.wait()  # never, unless closed
+        return None
+
+    def close(self):
+        self.closed += 1
+        if self.closes:
+            self.released.set()
+        else:
+            threading.Event().wait()  # a close that hangs as well
+
+
+def test_live_capture_gives_the_newest_frame_and_never_waits_long_on_a_camera_that_stopped():
+    from lcr_pi.camera import LiveCapture
+
+    camera = StallingCamera(frames=3)
+    live = LiveCapture(camera, wait=0.05, close_wait=1.0)
+    frames = [live.read() for _ in range(40)]
+    got = [f for f in frames if f is not None]
+    assert 1 <= len(got) <= 3 and frames[-1] is None  # the frames there were, then none: no wait forever
+    live.close()  # the capture still waits: picamera2's close is tried on another thread, and lets it go
+    assert camera.closed == 1 and camera.released.is_set()
+    # A camera whose close hangs too is left to its threads: close returns all the same.
+    stuck = LiveCapture(StallingCamera(frames=0, closes=False), wait=0.05, close_wait=0.2)
+    assert stuck.read() is None
+    closing = threading.Thread(target=stuck.close, daemon=True)
+    closing.start()
+    closing.join(10)
+    assert not closing.is_alive()
+
+
+def test_only_a_live_camera_is_read_on_a_thread_of_its_own(tmp_path):
+    # A recording's frames are each read in turn (a thread keeping the newest would skip them).
+    from lcr_pi.camera import LiveCapture, live_capture
+
+    write_video(tmp_path / "night.avi", [np.zeros((48, 64, 3), np.uint8)] * 3, fps=30)
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "0001.png"), np.zeros((8, 8, 3), np.uint8))
+    for recording in (OpenCVSource(str(tmp_path / "night.avi")), FolderSource(tmp_path / "frames")):
+        assert live_capture(recording) is recording
+    webcam = OpenCVSource.__new__(OpenCVSource)  # a webcam that is not there: only its kind matters here
+    webcam.is_file = False
+    webcam.read = lambda: None
+    webcam.close = lambda: None
+    live = live_capture(webcam)
+    assert isinstance(live, LiveCapture)
+    live.close()
+
+
+def test_a_camera_that_stops_mid_frame_does_not_freeze_the_buttons_and_the_table_is_told():
+    # Found by an audit: picamera2 waits for a frame with no limit, and the camera was read on the
+    # referee loop's thread: a camera that stopped froze the night (no button answered, nothing said).
+    from lcr_pi.camera import LiveCapture
+
+    cameras = []
+
+    def open_camera():
+        cameras.append(StallingCamera(frames=2 if not cameras else 0))
+        return LiveCapture(cameras[-1], wait=0.02, close_wait=0.5)
+
+    told = []
+    frames = ReopeningSource(open_camera, patience=5, on_lost=told.append)
+
+    class Watching:  # a dice source that only reads frames (the dice never rest)
+        exhausted = False
+        stirred = False
+
+        def poll(self):
+            frames.read()
+            return None
+
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker)
+    actions = queue.Queue()
+    night = threading.Thread(target=run_loop, args=(table,), kwargs={"actions": actions, "dice_source": Watching()},
+                             daemon=True)
+    night.start()
+    deadline = time.monotonic() + 20
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert told == ["no frames from the camera"]
+    actions.put(("status", None))
+    actions.put(("quit", None))
+    night.join(20)
+    assert not night.is_alive(), "the night froze on the camera"
+    assert any("Ann" in text and "three chips" in text for text in speaker.spoken[-3:])  # status was answered
+    assert cameras[0].closed == 1  # the stalled camera was let go
 
 
 def test_a_recording_that_ends_is_not_reopened_and_ends_the_night(tmp_path):

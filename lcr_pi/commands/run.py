@@ -138,7 +138,7 @@ def _camera_dice(settings, night, say):
     came back, or gives frames the calibration does not fit: in a night ``Table.announce``, so that the
     page says it too (found by an audit: the page went on saying "roll three dice" while the speaker
     said the camera had stopped) and a roll does not drop it as stale."""
-    from lcr_pi.camera import ReopeningSource, SizeWatch, open_frame_source
+    from lcr_pi.camera import ReopeningSource, SizeWatch, live_capture, open_frame_source
     from lcr_pi.camera_dice import CameraDice, WildGameDice
     from lcr_pi.vision.calibration import CalibratedReader, load_calibration_or_default, load_reference_or_none
     from lcr_pi.vision.reader import DiceReader
@@ -188,7 +188,8 @@ def _camera_dice(settings, night, say):
         controls = calibration.camera_controls or None
 
     def open_camera():
-        return open_frame_source(cam.source, width=cam.width, height=cam.height, controls=controls)
+        # Read on a thread of its own: a camera that stops mid-frame must not freeze the buttons.
+        return live_capture(open_frame_source(cam.source, width=cam.width, height=cam.height, controls=controls))
 
     # Under the service there is no keyboard (input is /dev/null): offering to type the rolls would
     # send the table looking for one.
