@@ -9,6 +9,7 @@ gpiozero's mock pins, and the words are printed and, where espeak-ng exists, spo
 from __future__ import annotations
 
 import random
+import shlex
 import sys
 import tempfile
 import threading
@@ -120,7 +121,7 @@ def run(args) -> int:
             print(f"  WRONG: thrown {' '.join(thrown)}, read {' '.join(read)}")
         for thrown, read in score.miscounted:
             print(f"  MISCOUNTED: thrown {' '.join(thrown)}, read {' '.join(read)}")
-    print(f"Replay it with: lcr-pi demo --seed {seed} --players {','.join(config.players)} "
+    print(f"Replay it with: lcr-pi demo --seed {seed} --players {shlex.quote(','.join(config.players))} "
           f"--chips {config.starting_chips} --variant {config.variant_name}{' --typed' if args.typed else ''}")
     sys.stdout.flush()
     return 0
