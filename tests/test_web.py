@@ -416,6 +416,8 @@ def test_malformed_control_requests(served):
     assert response.status == 415  # a plain cross-site form cannot post here
     response, _ = client.request("POST", "/api/action", raw="{not json", headers={})
     assert response.status == 400
+    response, body = client.request("POST", "/api/action", raw="[" * 4000)  # too deep for Python's parser
+    assert response.status == 400 and b"not valid JSON" in body
     response, _ = client.request("POST", "/api/action", raw=json.dumps({"pin": PIN, "action": "undo", "x": "y" * 5000}))
     assert response.status == 413
     response, _ = client.request("POST", "/api/action", {"pin": PIN, "action": "undo"},
