@@ -459,7 +459,9 @@ def test_speech_settings_go_through_the_validated_setter(served):
         200, {"rate": 320, "volume": 40})
     assert (table.speaker.rate_wpm, table.speaker.amplitude) == (320, 80)
     assert json.loads(client.request("GET", "/board.json")[1])["speech"] == {"rate": 320, "volume": 40}
-    for bad in ({"rate": 900, "volume": 40}, {"rate": 200, "volume": -1}, {"rate": "fast", "volume": 40}, {}):
+    for bad in ({"rate": 900, "volume": 40}, {"rate": 200, "volume": -1}, {"rate": "fast", "volume": 40}, {},
+                {"rate": float("inf"), "volume": 40}, {"rate": float("nan"), "volume": 40},
+                {"rate": 200, "volume": float("nan")}, {"rate": 200, "volume": float("inf")}):
         status, body = client.control({"pin": PIN, **bad}, path="/api/speech")
         assert status == 400 and body["error"]
     assert (table.speaker.rate_wpm, table.speaker.amplitude) == (320, 80)

@@ -152,7 +152,9 @@ def validate_rate(rate_wpm) -> int:
     Traceback (most recent call last):
     lcr_pi.errors.UserError: speech rate 600 words per minute is out of range: use 80 to 450
     """
-    if isinstance(rate_wpm, bool) or not isinstance(rate_wpm, int | float) or rate_wpm != int(rate_wpm):
+    # is_integer, not int(): int() of an infinite or NaN rate (JSON's 1e999, NaN) raises, a 500 on the page
+    if isinstance(rate_wpm, bool) or not isinstance(rate_wpm, int | float) or (
+            isinstance(rate_wpm, float) and not rate_wpm.is_integer()):
         raise UserError(f"speech rate must be a whole number of words per minute, got {rate_wpm!r}")
     if not MIN_RATE_WPM <= rate_wpm <= MAX_RATE_WPM:
         raise UserError(
