@@ -781,6 +781,14 @@ def test_the_players_can_be_set_from_the_page_before_the_first_roll_and_are_reme
     (["Ann", "Bob", "x" * 41], "at most 40 characters"),
     ([f"P{n}" for n in range(21)], "Give 3 to 20 names"),
     (["Ann", " Bob", "Cy"], "These are the players already"),  # no new game, so no "New game with" on the page
+    # Found by an audit: a right-to-left override turned the rest of each sentence with the name around; a
+    # zero-width space made a blank card and a name said as nothing, or a second "Ann" the same to eye and ear.
+    (["Ann", "\u202eBob", "Cy"], "turn the rest of each sentence"),
+    (["Ann", "Bob", "Cy\u2066"], "turn the rest of each sentence"),
+    (["Ann", "\u200b", "Cy"], "a letter or sign you can see"),
+    (["Ann", "\u3164\u200d\u2060", "Cy"], "a letter or sign you can see"),
+    (["Ann", "Ann\u200b", "Cy"], "different name"),
+    (["Ann", "A\u00adnn", "Cy"], "different name"),
 ])
 def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names, error):
     table, actions, server, client = served
@@ -788,6 +796,13 @@ def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names,
     assert status == 400 and error in body["error"]
     assert actions.empty()
     assert client.control({"names": ["A", "B", "C"]}, path="/api/players")[0] == 403  # the PIN is needed
+
+
+def test_names_in_any_script_with_emoji_and_marks_are_taken_as_written(served):
+    names = ["\u05d3\u05e0\u05d4", "Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u0905\u0928\u093f",
+             "<img src=x onerror=alert(1)>", "O'Brien \"Bo\""]
+    status, body = served[3].control({"pin": PIN, "names": names}, path="/api/players")
+    assert status == 202 and body["names"] == names
 
 
 def test_a_long_name_from_the_settings_file_may_stay_and_twenty_long_names_in_any_script_fit(tmp_path):

@@ -17,6 +17,7 @@ import json
 import logging
 import socket
 import threading
+import unicodedata
 from importlib import resources
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -229,7 +230,14 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             # the field with the players' names, and changing another must not be refused for it.
             if any(len(n) > MAX_NAME and n not in players() for n in names):
                 raise Refused(400, f"A name may have at most {MAX_NAME} characters.")
-            if len({n.casefold() for n in names}) != len(names):
+            # A name the table already has may stay here too, as a long one may: the page sends them back.
+            if any(_turns_text_around(n) and n not in players() for n in names):
+                raise Refused(400, "A name may not hold a right-to-left or left-to-right control character: "
+                                   "it would turn the rest of each sentence on the page around.")
+            if any(not _visible(n) and n not in players() for n in names):
+                raise Refused(400, "Every name needs a letter or sign you can see.")
+            # Told apart by what shows: "Ann" and "Ann" with a zero-width space look and sound the same.
+            if len({_visible(n).casefold() for n in names}) != len(names):
                 raise Refused(400, "Every player needs a different name.")
             if not board.table.referee.can_change_players():
                 # Checked again by the referee when the request's turn comes; this answers at once.
@@ -280,6 +288,23 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         return app(environ, with_headers)
 
     return application
+
+
+#: Embeddings, overrides and isolates: one in a name turns the rest of a sentence with it (found by an
+#: audit: with "\u202eBob" the history showed ".tfel ruoy no yC ot pihc eno ssaP .C ,tod ,L dellor boB").
+_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Letters and signs that show as nothing (Hangul fillers, the blank Braille pattern).
+_BLANK_SIGNS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _turns_text_around(name: str) -> bool:
+    return any(c in _DIRECTION_CONTROLS for c in name)
+
+
+def _visible(name: str) -> str:
+    """The name without what does not show: format characters (zero-width spaces, joiners, direction
+    marks), control characters, spaces and blank signs. A family emoji keeps its people."""
+    return "".join(c for c in name if unicodedata.category(c)[0] not in "CZ" and c not in _BLANK_SIGNS)
 
 
 def _asset(name: str) -> bytes:
