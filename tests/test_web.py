@@ -268,8 +268,8 @@ def test_the_evidence_photo_is_the_tables_last_one_whatever_the_query(served):
 class Stream:
     """A raw server-sent-events reader over a socket, so timing is ours, not a library's."""
 
-    def __init__(self, port, headers=""):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=3)
+    def __init__(self, port, headers="", source="127.0.0.1"):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=3, source_address=(source, 0))
         self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n".encode())
         self.buffer = b""
 
@@ -344,6 +344,35 @@ def test_too_many_streams_are_turned_away(playing, monkeypatch):
         assert response.status == 503 and response.getheader("Retry-After") == "5"
     finally:
         stream.close()
+
+
+def test_one_device_cannot_take_every_stream(playing, monkeypatch):
+    # Found by an audit: 32 streams from one laptop turned every phone at the table away with 503.
+    _, _, server, client = playing
+    monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 0.2)  # a closed stream is found gone at the next one
+    streams = [Stream(server.port) for _ in range(web_app.MAX_STREAMS_PER_CLIENT)]
+    try:
+        for stream in streams:
+            stream.event()
+        assert _stream_status(server.port) == 503
+        phone = Stream(server.port, source="127.0.0.2")  # another device at the table still gets the board
+        try:
+            assert phone.event()["board"]["players"]
+        finally:
+            phone.close()
+    finally:
+        for stream in streams:
+            stream.close()
+    deadline = time.monotonic() + 5  # closed streams give their places back
+    while _stream_status(server.port) != 200:
+        assert time.monotonic() < deadline, "the closed streams' places did not come back"
+        time.sleep(0.1)
+
+
+def _stream_status(port) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as sock:
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        return int(sock.recv(64).split()[1])
 
 
 def test_stopping_ends_streams_and_unhooks_the_table(tmp_path):

@@ -36,6 +36,10 @@ CONTROL_ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", 
 
 #: Streams open at once; a Pi Zero 2 W serves a table's phones easily, not a crowd.
 MAX_STREAMS = 32
+#: Streams from one address: a browser opens at most six connections to a site, so a phone needs no more
+#: (two spare: a closed page's stream holds its place until the next heartbeat finds it gone), and one
+#: guest cannot take every place (found by an audit: 32 streams from one laptop turned every phone away).
+MAX_STREAMS_PER_CLIENT = 8
 HEARTBEAT_SECONDS = 15.0
 MAX_BODY = 4096  # twenty names of forty characters in a script of three bytes each, with room to spare
 #: The longest name the page takes: as long as a phone's button shows. How many players it may seat is
@@ -120,14 +124,21 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             "Content-Type": "application/json", "Cache-Control": "no-store"})
 
     streams = {"open": 0}
+    streams_of: dict[str, int] = {}  # open streams by client address
     streams_lock = threading.Lock()
 
     @app.get("/events")
     def events():
+        # Behind the owner's proxy (allow_public) every page comes from the proxy's address.
+        client = bottle.request.environ.get("REMOTE_ADDR", "") if lan_only else ""
         with streams_lock:
             if streams["open"] >= MAX_STREAMS:
                 return bottle.HTTPResponse("too many pages open", 503, {"Retry-After": "5"})
+            if client and streams_of.get(client, 0) >= MAX_STREAMS_PER_CLIENT:
+                return bottle.HTTPResponse("too many pages open on this device: close some", 503,
+                                           {"Retry-After": "5"})
             streams["open"] += 1
+            streams_of[client] = streams_of.get(client, 0) + 1
         bottle.response.set_header("Content-Type", "text/event-stream; charset=utf-8")
         bottle.response.set_header("Cache-Control", "no-store")
         bottle.response.set_header("X-Accel-Buffering", "no")
@@ -150,6 +161,9 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             finally:
                 with streams_lock:
                     streams["open"] -= 1
+                    streams_of[client] -= 1
+                    if not streams_of[client]:
+                        del streams_of[client]
 
         return stream()
 
