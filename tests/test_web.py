@@ -375,6 +375,33 @@ def _stream_status(port) -> int:
         return int(sock.recv(64).split()[1])
 
 
+def test_half_sent_requests_cannot_take_the_games_files(served, monkeypatch):
+    # Found by an audit: a thousand half-sent requests held open took every file descriptor of the
+    # game's process, and the game could no longer save itself. Beyond the cap a connection is closed.
+    _, _, server, client = served
+    monkeypatch.setattr(web_app, "MAX_CONNECTIONS", 3)
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=3) for _ in range(3)]
+    try:
+        for sock in idle:
+            sock.sendall(b"GET / HTTP/1.1\r\n")  # and nothing more
+        time.sleep(0.3)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=3) as extra:
+            extra.sendall(b"GET /board.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert extra.recv(64) == b""  # closed at once, not served
+    finally:
+        for sock in idle:
+            sock.close()
+    deadline = time.monotonic() + 5  # the closed connections give their places back
+    while True:
+        try:
+            if client.request("GET", "/board.json")[0].status == 200:
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "the closed connections' places did not come back"
+        time.sleep(0.1)
+
+
 def test_stopping_ends_streams_and_unhooks_the_table(tmp_path):
     table = new_table(tmp_path)
     table.start()

@@ -328,9 +328,45 @@ def _asset(name: str) -> bytes:
 # -- the server ------------------------------------------------------------------------------------
 
 
+#: Connections served at once (the streams, and a few requests beside them); more are closed at once.
+#: Each holds a file descriptor of the game's process, which has 1024 under systemd (found by an audit:
+#: a guest's laptop holding a thousand half-sent requests open left the game unable to save itself,
+#: "cannot save the game ... (Too many open files)").
+MAX_CONNECTIONS = 128
+
+
 class _ThreadingServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True  # a phone's open stream never keeps the program from exiting
     block_on_close = False
+
+    def __init__(self, *args, **kwargs):
+        self._connections = 0
+        self._connections_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address):
+        with self._connections_lock:
+            full = self._connections >= MAX_CONNECTIONS
+            if not full:
+                self._connections += 1
+        if full:
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)  # a thread that serves it, then says done
+        except BaseException:
+            self._connection_done()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connection_done()
+
+    def _connection_done(self):
+        with self._connections_lock:
+            self._connections -= 1
 
 
 class _ThreadingServer6(_ThreadingServer):
