@@ -209,6 +209,37 @@ def test_clients_outside_the_lan_are_refused(tmp_path):
     assert statuses[0].startswith("403")
 
 
+def test_a_page_of_another_site_pointed_at_the_pi_is_refused(tmp_path, monkeypatch):
+    # Found by an audit (DNS rebinding): a page of another site whose name was made to point at the Pi,
+    # opened on a guest's phone, sent that site's name as Host (and as Origin) and could read the board
+    # and the tray's photo. The page answers to the Pi's addresses and local names only.
+    monkeypatch.setattr(web_app, "search_domains", lambda: ("fritz.box",))
+    app = web_app.make_app(LiveBoard(new_table(tmp_path), odds=False), ActionQueue())
+
+    def get(host):
+        environ = {"REMOTE_ADDR": "192.168.1.20", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
+        setup_testing_defaults(environ)
+        environ["HTTP_HOST"] = host
+        seen = {}
+        body = b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status)))
+        return seen["status"][:3], body
+
+    status, body = get("evil.example:8080")
+    assert status == "403" and b"raspberrypi.local" in body
+    assert get("rebind.evil.example.")[0] == "403"
+    for host in ("192.168.1.5:8080", "[fe80::1%wlan0]:8080", "raspberrypi:8080", "raspberrypi.local:8080",
+                 "raspberrypi.fritz.box:8080", "localhost:8080"):
+        assert get(host)[0] == "200", host
+    # Behind the owner's proxy (allow_public) the proxy's own name is served.
+    public = web_app.make_app(LiveBoard(new_table(tmp_path / "p"), odds=False), ActionQueue(), lan_only=False)
+    environ = {"REMOTE_ADDR": "203.0.113.9", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
+    setup_testing_defaults(environ)
+    environ["HTTP_HOST"] = "lcr.example.org"
+    statuses = []
+    b"".join(public(environ, lambda status, headers, exc=None: statuses.append(status)))
+    assert statuses[0].startswith("200")
+
+
 # -- pages, files and headers ---------------------------------------------------------------------
 
 

@@ -26,7 +26,7 @@ import bottle
 
 from lcr_pi.table import SEEN_ON_PAGE
 from lcr_pi.voice_setup import MAX_PLAYERS, MIN_PLAYERS
-from lcr_pi.web.lan import check_bind, is_lan_address
+from lcr_pi.web.lan import check_bind, is_lan_address, is_local_host, search_domains
 from lcr_pi.web.live import LiveBoard, PinGuard
 
 log = logging.getLogger("lcr_pi.web")
@@ -289,6 +289,8 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         return f"{res.status_code} {res.body or res.status_line}\n"
 
     app.default_error_handler = error_page
+    local_domains = search_domains()
+    own_names = (socket.gethostname(),)  # not getfqdn(): a DNS lookup, slow on a Pi without a network
 
     def application(environ, start_response):
         def with_headers(status, headers, exc_info=None):
@@ -299,6 +301,13 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         if lan_only and not is_lan_address(environ.get("REMOTE_ADDR", "")):
             with_headers("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"403 This scoreboard serves the local network only.\n"]
+        host = environ.get("HTTP_HOST", "")
+        if lan_only and host and not is_local_host(host, domains=local_domains, own_names=own_names):
+            # Found by an audit: a page of another site whose name was pointed at the Pi (DNS rebinding),
+            # opened by a guest's phone, could read the board and the tray's photo, and try PINs.
+            with_headers("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"403 Open the scoreboard by the Pi's address or local name (such as "
+                    b"http://raspberrypi.local:8080), not by another site's name.\n"]
         return app(environ, with_headers)
 
     return application

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 
 from lcr_pi.errors import UserError
 
@@ -43,6 +44,54 @@ def is_lan_address(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return any(ip in net for net in LAN_NETWORKS if net.version == ip.version)
+
+
+#: Name endings that only a local network gives out (mDNS, the special-use names, routers' own).
+LOCAL_NAME_SUFFIXES = (".local", ".localhost", ".home.arpa", ".internal", ".lan", ".home", ".localdomain")
+
+
+def search_domains(resolv_conf: str = "/etc/resolv.conf") -> tuple[str, ...]:
+    """The DNS search domains the router gave this machine (``search``/``domain`` in resolv.conf, e.g.
+    "fritz.box", "attlocal.net"): the page's own names end in them. Empty when the file cannot be read."""
+    try:
+        lines = Path(resolv_conf).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ()
+    domains = []
+    for line in lines:
+        words = line.split()
+        if words and words[0] in ("search", "domain"):
+            domains += [w.strip(".").lower() for w in words[1:] if w.strip(".")]
+    return tuple(domains)
+
+
+def is_local_host(host_header: str, *, domains: tuple[str, ...] = (), own_names: tuple[str, ...] = ()) -> bool:
+    """Whether a request's ``Host`` names this machine as the local network knows it: an address, a
+    name without a dot ("raspberrypi"), one under a local ending ("raspberrypi.local"), under a search
+    domain of this machine, or one of its own names. A page of another site whose name was pointed at
+    the Pi (DNS rebinding) sends that site's name, which is none of these.
+
+    >>> [is_local_host(h) for h in ("192.168.1.5:8080", "[fe80::1]:8080", "raspberrypi", "pi.local:8080")]
+    [True, True, True, True]
+    >>> is_local_host("evil.example:8080"), is_local_host("pi.fritz.box", domains=("fritz.box",))
+    (False, True)
+    """
+    host = host_header.strip().lower()
+    if host.startswith("["):  # [v6]:port
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    host = host.rstrip(".")
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+        return True
+    except ValueError:
+        pass
+    if not host:
+        return False
+    if "." not in host or host.endswith(LOCAL_NAME_SUFFIXES) or host in {n.lower().rstrip(".") for n in own_names}:
+        return True
+    return any(host == d or host.endswith("." + d) for d in domains)
 
 
 def parse_bind(text: str) -> tuple[str, int]:
