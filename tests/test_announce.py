@@ -35,6 +35,17 @@ def test_skips_and_the_winner_are_spoken():
     )
 
 
+def test_players_skipped_in_a_row_are_said_in_one_sentence():
+    # A big table late in a game: a sentence for each of nine players kept the next roller waiting.
+    players = tuple(f"P{i}" for i in range(12))
+    config = GameConfig.create(players)
+    s = GameState(config, (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3), 10, 0)
+    text = say(roll(s, ".").events, players)
+    assert text.endswith("P1, P2, P3, P4, P5, P6, P7, P8 and P9 have no chips and skip this turn. "
+                         "P10, your turn: roll three dice.")
+    assert text.count("no chips") == 1
+
+
 def test_wild_decision_names_each_choice_then_the_taking():
     game = Game(GameConfig.create(PLAYERS, variant="wild"))
     text = say(game.roll("W W ."), PLAYERS)
