@@ -413,6 +413,24 @@ def test_status_names_the_favourite_when_odds_are_given():
     assert "about" not in words  # 3 players, 3 chips: the exact table answers
 
 
+def test_status_names_no_favourite_an_estimate_cannot_tell_apart():
+    # A big table's opening: the chances are close and the estimate's give or take is wider than the lead.
+    from lcr_pi.stats import Odds
+
+    close = Odds((0.30, 0.36, 0.34), False, 0.02, "monte-carlo", 200)
+    ref = Referee(GameConfig.create(PLAYERS), odds=lambda state: close)
+    ref.start()
+    words = said(ref.on_action("status"))
+    assert "No one is clearly favoured to win yet; the leader has about 36 percent." in words
+    assert "Bob is favoured" not in words
+    clear_lead = Odds((0.20, 0.50, 0.30), False, 0.02, "monte-carlo", 200)
+    ref.odds = lambda state: clear_lead
+    assert "Bob is favoured to win, with about 50 percent." in said(ref.on_action("status"))
+    exact_but_close = Odds((0.30, 0.36, 0.34), True, 0.0, "exact")
+    ref.odds = lambda state: exact_but_close
+    assert "Bob is favoured to win, with 36 percent." in said(ref.on_action("status"))
+
+
 def test_a_die_doubted_only_between_faces_that_move_alike_settles_the_move():
     # Ordinary dice: the reader is sure the first die is a 2 or a 3 (both keep the chip) and of the others.
     ref = table()
