@@ -39,6 +39,7 @@ Saved as ``.npz`` (see ``calibration/README.md``).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import time
@@ -51,6 +52,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+from lcr_pi.persist import write_atomic
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
 from lcr_pi.vision.dataset import KIND_FACES
@@ -828,12 +830,16 @@ def _save_taught(taught: TaughtSet, path: Path) -> Path:
     meta = {"version": taught.version, "name": taught.name, "kind": taught.kind, "scale": taught.scale,
             "views": taught.views, "created": taught.created, "descriptor": DESCRIPTOR, "body": list(taught.body),
             "confusion": taught.confusion}
-    tmp = path.with_name(path.name + ".tmp.npz")
     classifier_views = ({} if taught.crops is None else
                         {"crops": np.asarray(taught.crops, np.uint8), "crop_faces": np.array(taught.crop_faces)})
-    np.savez_compressed(tmp, descriptors=taught.descriptors.astype(np.float32), faces=np.array(taught.faces),
+    archive = io.BytesIO()
+    np.savez_compressed(archive, descriptors=taught.descriptors.astype(np.float32), faces=np.array(taught.faces),
                         meta=np.array(json.dumps(meta)), **classifier_views)
-    tmp.replace(path)
+    # Written as the calibration is: a failed or cut-off write leaves the old file and no other. Found by
+    # an audit: a temporary "teach-NAME.npz.tmp.npz" left by a full card was a second teach-*.npz in
+    # calibration/, so the game chose neither and read with the standard faces. Readable by all
+    # (0644): the service's own user reads it.
+    write_atomic(path, archive.getvalue(), mode=0o644)
     return path
 
 

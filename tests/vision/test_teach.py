@@ -583,6 +583,33 @@ def test_random_bytes_are_not_a_taught_set_and_the_message_does_not_suggest_unsa
     assert str(path) in str(err.value) and "allow_pickle" not in str(err.value)
 
 
+def test_a_failed_save_of_a_taught_set_leaves_the_old_file_and_no_other(tmp_path, monkeypatch):
+    # A full card (or the plug pulled) while teaching again: the old set stays the one the game finds.
+    # A temporary file left beside it was a second teach-*.npz, so the game chose neither.
+    import errno
+    import os
+
+    from lcr_pi.settings import taught_sets_in
+    from lcr_pi.vision.teach import TaughtSet
+
+    faces = tuple(f for f in ("L", "C", "R", "dot") for _ in range(3 * 24))
+    taught = TaughtSet(name="x", kind="lcr", descriptors=np.zeros((len(faces), 439), np.float32), faces=faces,
+                       scale=0.2, views={"L": 3, "C": 3, "R": 3, "dot": 3})
+    path = save_taught(taught, tmp_path / "teach-x.npz")
+    assert path.stat().st_mode & 0o777 == 0o644  # the service's own user reads it
+    before = path.read_bytes()
+
+    def full_card(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_card)
+    with pytest.raises(UserError, match=r"cannot save the taught dice to .*teach-x\.npz \(No space left on device\)"):
+        save_taught(replace(taught, name="y"), path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(tmp_path.iterdir()) == [path] and taught_sets_in(tmp_path) == [path]
+
+
 def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     rng = np.random.default_rng(3)
     scenes = []
