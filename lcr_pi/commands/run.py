@@ -9,7 +9,7 @@ from dataclasses import replace
 from lcr_pi.camera_dice import encode_evidence
 from lcr_pi.errors import UserError
 from lcr_pi.night import assemble
-from lcr_pi.settings import load_settings, with_players
+from lcr_pi.settings import load_settings, taught_sets_in, with_players
 from lcr_pi.table import CONFIRM_REACTION, Table, run_loop
 from lcr_pi.voice_setup import power_on_setup, remember_players
 
@@ -163,6 +163,13 @@ def _camera_dice(settings, night, say):
         night.problems.append(f"the calibration file {settings.reader.calibration_path()} named in the settings "
                               "does not exist; reading the whole frame without calibration")
     teach_path = settings.reader.teach_path()
+    several = taught_sets_in() if teach_path is None else []
+    if len(several) > 1:
+        # None is chosen among them (found by an audit: a second design taught, or a file a failed save
+        # left, and the night read with the standard faces without a word; only the doctor said so).
+        night.problems.append(f"{len(several)} taught dice sets in {several[0].parent} "
+                              f"({', '.join(f.name for f in several)}) and none chosen; reading dice with the "
+                              "standard faces (set teach in [reader] to the dice on the table)")
     if teach_path is not None:
         taught, warning = load_taught_or_default(teach_path)
         if warning:

@@ -801,6 +801,33 @@ def test_a_night_names_a_teach_or_calibration_file_the_settings_name_but_that_is
     assert any("gone.json" in p and "does not exist" in p and "without calibration" in p for p in night.problems)
 
 
+def test_a_night_says_when_several_taught_sets_lie_in_the_calibration_folder_and_none_is_chosen(tmp_path, monkeypatch):
+    # A second design taught: the night reads with neither, and must say so (as the doctor does).
+    from types import SimpleNamespace
+
+    from lcr_pi import settings as settings_module
+    from lcr_pi.commands import run as run_command
+    from lcr_pi.settings import parse_settings
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0001.png"), np.full((96, 128, 3), 90, np.uint8))
+    folder = tmp_path / "calibration"
+    folder.mkdir()
+    (folder / "teach-stars.npz").write_bytes(b"")
+    monkeypatch.setattr(settings_module, "CALIBRATION_DIR", folder)
+    settings = parse_settings(f'[reader]\ncalibration = "{tmp_path / "none.json"}"\n[camera]\nsource = "{frames}"\n')
+    night = SimpleNamespace(problems=[])
+    run_command._camera_dice(settings, night, say=lambda text: None)
+    assert not any("taught dice sets" in p for p in night.problems), night.problems  # one set: it is the one used
+    (folder / "teach-words.npz").write_bytes(b"")
+    night = SimpleNamespace(problems=[])
+    assert run_command._camera_dice(settings, night, say=lambda text: None) is not None
+    told = [p for p in night.problems if "taught dice sets" in p]
+    assert told and "teach-stars.npz, teach-words.npz" in told[0] and "none chosen" in told[0], night.problems
+    assert "standard faces" in told[0] and "teach in [reader]" in told[0]
+
+
 def test_a_face_whose_print_reaches_its_edge_is_still_a_top_face_and_a_side_is_not():
     # A violet die seen from above with its side showing below, a yellow star whose top point
     # reaches the face's edge: the body colour's blob has a bay where the star is, not a hole,
