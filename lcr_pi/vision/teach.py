@@ -44,6 +44,7 @@ import json
 import math
 import time
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -860,7 +861,9 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
     except RecursionError:
         raise UserError(f"{path}: corrupt taught dice file (its meta is nested too deep)") from None
-    except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+    # zlib.error: a damaged byte inside an array's compressed data, as a worn card gives (found by an
+    # audit: it stopped lcr-pi run and the doctor with a traceback).
+    except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         if "pickle" in str(exc):  # numpy's advice to load unsafely is not for a player
             raise UserError(f"{path}: corrupt taught dice file (it is no archive of arrays): teach again") from None
         raise UserError(f"{path}: corrupt taught dice file ({exc})") from None

@@ -610,6 +610,30 @@ def test_a_failed_save_of_a_taught_set_leaves_the_old_file_and_no_other(tmp_path
     assert sorted(tmp_path.iterdir()) == [path] and taught_sets_in(tmp_path) == [path]
 
 
+def test_a_damaged_byte_inside_a_taught_sets_compressed_arrays_is_named_and_the_game_falls_back(tmp_path):
+    # A worn card's damage inside the archive's compressed data, not its directory: zlib's own error
+    # stopped the night and the doctor with a traceback.
+    import zipfile
+
+    from lcr_pi.vision.teach import TaughtSet
+
+    faces = tuple(f for f in ("L", "C", "R", "dot") for _ in range(3 * 24))
+    taught = TaughtSet(name="x", kind="lcr", descriptors=np.zeros((len(faces), 439), np.float32), faces=faces,
+                       scale=0.2, views={"L": 3, "C": 3, "R": 3, "dot": 3})
+    path = save_taught(taught, tmp_path / "teach-x.npz")
+    with zipfile.ZipFile(path) as archive:
+        member = archive.getinfo("descriptors.npy")
+    data = bytearray(path.read_bytes())
+    start = member.header_offset + 30 + int.from_bytes(data[member.header_offset + 26:member.header_offset + 28], "little") \
+        + int.from_bytes(data[member.header_offset + 28:member.header_offset + 30], "little")
+    data[start] = 0xFF  # a deflate block of the reserved type: "invalid block type"
+    path.write_bytes(bytes(data))
+    with pytest.raises(UserError, match=r"teach-x\.npz: corrupt taught dice file"):
+        load_taught(path)
+    taught, warning = load_taught_or_default(path)
+    assert taught is None and str(path) in warning and "standard faces" in warning
+
+
 def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     rng = np.random.default_rng(3)
     scenes = []
