@@ -861,6 +861,9 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
         raise UserError(f"{path}: not a taught dice file (it needs the arrays descriptors, faces and meta)") from None
     except RecursionError:
         raise UserError(f"{path}: corrupt taught dice file (its meta is nested too deep)") from None
+    except PermissionError as exc:  # a sound file the game's user may not read is no corrupt one
+        raise UserError(f"{path}: cannot read the taught dice file ({exc.strerror}): make it readable by the "
+                        "game's user (chmod 644)") from None
     # zlib.error: a damaged byte inside an array's compressed data, as a worn card gives (found by an
     # audit: it stopped lcr-pi run and the doctor with a traceback).
     except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:

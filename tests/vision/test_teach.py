@@ -634,6 +634,22 @@ def test_a_damaged_byte_inside_a_taught_sets_compressed_arrays_is_named_and_the_
     assert taught is None and str(path) in warning and "standard faces" in warning
 
 
+def test_a_taught_set_the_game_may_not_read_is_said_to_be_unreadable_not_corrupt(tmp_path, monkeypatch):
+    # Copied in as 0600 by another user: "corrupt" sent the person to teach again for nothing.
+    import errno
+
+    path = tmp_path / "teach-x.npz"
+    path.write_bytes(b"PK")
+
+    def denied(file, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(file))
+
+    monkeypatch.setattr(np, "load", denied)
+    taught, warning = load_taught_or_default(path)
+    assert taught is None and f"{path}: cannot read the taught dice file (Permission denied)" in warning
+    assert "corrupt" not in warning and "standard faces" in warning
+
+
 def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     rng = np.random.default_rng(3)
     scenes = []
