@@ -306,6 +306,12 @@ def parse_calibration(data, name: str) -> Calibration:
         if not MIN_DIE_PX <= die_px <= max(width, height) / 3:
             raise UserError(f"{name}: 'die_px' {die_px:g} is not a die's size in a {width}x{height} frame "
                             f"({MIN_DIE_PX} to {max(width, height) / 3:g} pixels)")
+    # As lcr-pi calibrate refuses a --tray under two dice: such a box holds no roll, and a night read with
+    # it heard "No dice seen on the tray" for every roll, the file never named (found by an audit).
+    least = 2 * die_px if die_px else 16
+    if min(x1 - x0, y1 - y0) < least:
+        raise UserError(f"{name}: 'tray.box' {tray['box']} is too small to roll dice in (less than {least:g} pixels "
+                        "wide or high, two dice): run lcr-pi calibrate again")
     controls = data.get("camera_controls") or {}
     if not isinstance(controls, dict):
         raise UserError(f"{name}: 'camera_controls' must be an object of picamera2 controls")
