@@ -97,6 +97,19 @@ def _settled_frame(source, seconds: float = 2.0, *, last: bool = False):
     return frame
 
 
+def refuse_blank(picture, name: str):
+    """``picture``, or a UserError when it is blank (all one shade, as the reader calls a frame blank): a
+    covered camera or the light off. Found by an audit: such a picture was saved as the calibration
+    ("the empty tray guides reading"), over the old one, the tray not found and, on the Pi, the
+    exposure locked at what the dark gave."""
+    from lcr_pi.vision.reader import ReaderSettings
+
+    if float(picture[::8, ::8].std()) < ReaderSettings().blank_std:
+        raise UserError(f"{name}: the picture is blank (all one shade): is the camera covered or the light off? "
+                        "Nothing was saved")
+    return picture
+
+
 def _reader_or_none(models):
     from lcr_pi.vision.reader import DiceReader
 
@@ -117,10 +130,10 @@ def run(args) -> int:
     if args.empty and not args.image:
         raise UserError("--empty goes with --image (from the camera, the empty tray is pictured first)")
     if args.image:
-        with_dice = read_image(args.image)
+        with_dice = refuse_blank(read_image(args.image), args.image)
         empty = with_dice
         if args.empty:
-            empty = read_image(args.empty)
+            empty = refuse_blank(read_image(args.empty), args.empty)
             if empty.shape != with_dice.shape:
                 raise UserError(f"--empty {args.empty} is {empty.shape[1]}x{empty.shape[0]} but --image {args.image} "
                                 f"is {with_dice.shape[1]}x{with_dice.shape[0]}: take both with the same camera")
@@ -133,13 +146,13 @@ def run(args) -> int:
         source_name = f"camera:{spec}"
         try:
             _wait("Empty the tray, then press Enter.", args.yes)
-            empty = _settled_frame(source)
+            empty = refuse_blank(_settled_frame(source), "the camera's picture of the empty tray")
             if isinstance(source, PiCameraSource):
                 controls = locked_controls(source.camera.capture_metadata())
                 print(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
                       f"colour gains {controls['ColourGains']}")
             _wait("Now roll the dice into the tray, then press Enter.", args.yes)
-            with_dice = _settled_frame(source, 1.0, last=True)
+            with_dice = refuse_blank(_settled_frame(source, 1.0, last=True), "the camera's picture of the dice")
         finally:
             source.close()
     # The empty-tray picture may guide reading only if it really is empty: a die left in it would

@@ -399,7 +399,9 @@ def test_calibrate_refuses_a_die_size_or_tray_that_cannot_be_and_an_output_that_
     # Found by an audit (2026-12-03): nan and inf crashed, -5 and 1e300 were saved (1e300 then crashed
     # lcr-pi run), a 3-pixel tray was saved and never saw a roll, and --out a folder gave a traceback.
     image = tmp_path / "tray.png"
-    cv2.imwrite(str(image), np.full((480, 640, 3), 90, np.uint8))
+    picture = np.full((480, 640, 3), 90, np.uint8)
+    picture[100:380, 100:540] = (60, 130, 40)  # a tray: a picture all of one shade is refused as blank
+    cv2.imwrite(str(image), picture)
     out = tmp_path / "cal" / "table.json"
     for die_px in ("nan", "inf", "-5", "1e300", "2"):
         assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,600,460",
@@ -499,6 +501,32 @@ def test_calibrate_from_a_recording_takes_its_first_frame_as_the_empty_tray_and_
     assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out), "--tray", "20,30,600,460",
                  "--die-px", "33"]) == 0, capsys.readouterr().err
     assert np.array_equal(cv2.imread(str(out.parent / "table-empty.png")), frames[0])
+
+
+def test_calibrate_refuses_a_blank_picture_and_keeps_the_old_calibration(tmp_path, capsys):
+    # A covered camera or the light off: it was saved over the old calibration ("the empty tray guides
+    # reading"), the tray not found and the die size not measured, with only a note.
+    scene = random_scene(np.random.default_rng(1), size=(640, 480), n_dice=2, preset="felt-table")
+    image, black = tmp_path / "tray.png", tmp_path / "black.png"
+    cv2.imwrite(str(image), scene.image)
+    cv2.imwrite(str(black), np.full((480, 640, 3), 2, np.uint8))
+    out = tmp_path / "cal" / "table.json"
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--die-px", "33"]) == 0
+    before = out.read_bytes(), (out.parent / "table-empty.png").read_bytes()
+    capsys.readouterr()
+    for pictures in (["--image", str(black)], ["--image", str(image), "--empty", str(black)]):
+        assert main(["calibrate", *pictures, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{black}: the picture is blank" in err and "camera covered or the light off" in err, err
+    folder = tmp_path / "frames"  # from a camera: said at the empty tray's step, before the dice are asked for
+    folder.mkdir()
+    cv2.imwrite(str(folder / "000.png"), np.zeros((480, 640, 3), np.uint8))
+    cv2.imwrite(str(folder / "001.png"), scene.image)
+    assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "the camera's picture of the empty tray: the picture is blank" in captured.err
+    assert "roll the dice" not in captured.out
+    assert (out.read_bytes(), (out.parent / "table-empty.png").read_bytes()) == before
 
 
 def test_calibrate_gives_up_on_a_camera_that_sends_no_frames(tmp_path, capsys, monkeypatch):
