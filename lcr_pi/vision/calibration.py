@@ -279,6 +279,31 @@ def _number(value, where: str, *, positive: bool = True) -> float:
     return float(value)
 
 
+def _check_controls(controls: dict, name: str) -> None:
+    """The camera controls are those :func:`locked_controls` writes, of their types. Found by an audit:
+    picamera2 refuses a control it does not know ("Control X is not advertised by libcamera") as the
+    camera starts, so a stray key kept the camera shut all night, said as "is it connected?"."""
+    for key, value in controls.items():
+        where = f"{name}: 'camera_controls.{key}'"
+        if key in ("AeEnable", "AwbEnable"):
+            if not isinstance(value, bool):
+                raise UserError(f"{where} must be true or false, not {value!r}")
+        elif key == "ExposureTime":
+            _number(value, where)
+            if not isinstance(value, int):
+                raise UserError(f"{where} must be a whole number of microseconds, not {value!r}")
+        elif key == "AnalogueGain":
+            _number(value, where)
+        elif key == "ColourGains":
+            if not (isinstance(value, list) and len(value) == 2):
+                raise UserError(f"{where} must be [red, blue], not {value!r}")
+            for gain in value:
+                _number(gain, where)
+        else:
+            raise UserError(f"{name}: 'camera_controls' has {key!r}, which lcr-pi calibrate does not lock "
+                            f"(it locks AeEnable, AwbEnable, {', '.join(LOCKED_CONTROL_KEYS)}): run lcr-pi calibrate again")
+
+
 def parse_calibration(data, name: str) -> Calibration:
     """Validate a decoded calibration JSON object; errors name the file and the key."""
     if not isinstance(data, dict):
@@ -315,6 +340,7 @@ def parse_calibration(data, name: str) -> Calibration:
     controls = data.get("camera_controls") or {}
     if not isinstance(controls, dict):
         raise UserError(f"{name}: 'camera_controls' must be an object of picamera2 controls")
+    _check_controls(controls, name)
     ref = data.get("reference_image")
     if ref is not None and not isinstance(ref, str):
         raise UserError(f"{name}: 'reference_image' must be a file name")

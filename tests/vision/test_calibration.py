@@ -335,6 +335,15 @@ GOOD = {"version": 1, "resolution": [640, 480], "tray": {"box": [10, 10, 600, 47
     (json.dumps(GOOD | {"die_px": -3}), "'die_px' must be positive"),
     (json.dumps(GOOD | {"die_px": "big"}), "'die_px' must be a number"),
     (json.dumps(GOOD | {"camera_controls": [1]}), "'camera_controls' must be an object"),
+    # Found by an audit: picamera2 refuses an unknown control as the camera starts, so the camera stayed
+    # shut all night ("is it connected?"), the file never named; a value of another type fails there too.
+    (json.dumps(GOOD | {"camera_controls": {"AeEnable": False, "Brightness": 0.5}}),
+     "'camera_controls' has 'Brightness', which lcr-pi calibrate does not lock"),
+    (json.dumps(GOOD | {"camera_controls": {"ExposureTime": "16000"}}), "'camera_controls.ExposureTime' must be a number"),
+    (json.dumps(GOOD | {"camera_controls": {"ExposureTime": 16000.5}}), "must be a whole number of microseconds"),
+    (json.dumps(GOOD | {"camera_controls": {"AnalogueGain": -1}}), "'camera_controls.AnalogueGain' must be positive"),
+    (json.dumps(GOOD | {"camera_controls": {"ColourGains": [1.8]}}), "'camera_controls.ColourGains' must be [red, blue]"),
+    (json.dumps(GOOD | {"camera_controls": {"AwbEnable": "no"}}), "'camera_controls.AwbEnable' must be true or false"),
     (json.dumps(GOOD | {"reference_empty": "yes"}), "'reference_empty' must be true or false"),
     # Found by an audit (2026-12-03): these crashed lcr-pi run and doctor with a traceback.
     (json.dumps(GOOD | {"tray": {"box": [10, 10, 600, 470], "outline": [["a", "b"]]}}), "'tray.outline' must be a number"),
