@@ -366,8 +366,10 @@ def load_calibration(path: str | Path, resolution: tuple[int, int] | None = None
         raise UserError(f"{path}: no calibration file (make one with: lcr-pi calibrate)")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError(f"{path}: cannot read the calibration ({exc})") from None
+    except UnicodeDecodeError as exc:  # random bytes, a picture saved under its name: damaged, not unreadable
+        raise UserError(f"{path}: corrupt calibration, not JSON text (byte {exc.start} is not UTF-8)") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: corrupt calibration, not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:

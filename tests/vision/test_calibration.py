@@ -364,6 +364,16 @@ def test_a_bad_calibration_file_is_named_with_its_problem_and_the_game_falls_bac
     assert cal is None and str(path) in warning and problem in warning and "without calibration" in warning
 
 
+def test_a_calibration_of_random_bytes_is_called_corrupt_not_unreadable(tmp_path):
+    # It was "cannot read the calibration ('utf-8' codec can't decode byte 0x89 ...)", as if the file
+    # could not be opened.
+    path = tmp_path / "table.json"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    cal, warning = load_calibration_or_default(path)
+    assert cal is None and f"{path}: corrupt calibration, not JSON text (byte 0 is not UTF-8)" in warning
+    assert "codec" not in warning and "cannot read" not in warning
+
+
 def test_a_calibration_for_another_camera_shape_is_refused_and_the_game_falls_back(tmp_path):
     path = write(tmp_path, json.dumps(GOOD))
     with pytest.raises(UserError, match=r"table.json: the calibration was made for 640x480 frames but the camera gives 1280x720"):
