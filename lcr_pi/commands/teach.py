@@ -242,6 +242,11 @@ def run(args) -> int:
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.teach import KIND_FACES, save_taught, teach
 
+    if not args.name.strip() or any(c in args.name for c in "/\\") or not args.name.isprintable():
+        # It names the file calibration/teach-NAME.npz, where the game looks. Found by an audit: --name a/b
+        # was saved as calibration/teach-a/b.npz, a folder the game never looks in, and "saved" was said.
+        raise UserError(f"--name {args.name!r}: give the dice a name without '/' or '\\', e.g. star-dice "
+                        f"(it is saved as {CALIBRATION_DIR}/teach-NAME.npz)")
     out = Path(args.out) if args.out else CALIBRATION_DIR / f"teach-{args.name}.npz"
     check_writable(out, "the taught dice")  # before the teaching, not after it
     if not 1 <= args.views <= 20:

@@ -650,6 +650,17 @@ def test_a_taught_set_the_game_may_not_read_is_said_to_be_unreadable_not_corrupt
     assert "corrupt" not in warning and "standard faces" in warning
 
 
+def test_teach_refuses_a_name_that_is_no_file_name(tmp_path, capsys):
+    # --name a/b was saved as calibration/teach-a/b.npz, a folder the game never looks in ("saved").
+    from lcr_pi.settings import CALIBRATION_DIR
+
+    for name in ("a/b", "..\\x", "", "  "):
+        assert main(["teach", "--name", name, "--folder", str(tmp_path)]) == 2, name
+        err = capsys.readouterr().err
+        assert f"--name {name!r}: give the dice a name without '/'" in err and "teach-NAME.npz" in err, err
+    assert not (CALIBRATION_DIR / "teach-a").exists()
+
+
 def test_teach_command_from_a_labelled_folder(tmp_path, capsys):
     rng = np.random.default_rng(3)
     scenes = []
