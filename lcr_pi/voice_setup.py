@@ -39,7 +39,7 @@ from pathlib import Path
 
 from lcr_pi.announce import join_names
 from lcr_pi.errors import UserError
-from lcr_pi.persist import write_atomic
+from lcr_pi.persist import remove_stale_temporaries, write_atomic
 from lcr_pi.referee import MOST_PLAYERS_NAMED, Say
 from lcr_pi.rules.config import parse_variant
 from lcr_pi.settings import Settings
@@ -561,6 +561,9 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
     """
     if mode not in ("off", "remembered", "auto", "ask"):
         raise UserError(f"setup mode must be off, remembered, auto or ask, got {mode!r}")
+    # A plug pulled while setup.json was written (players named at the table) leaves its temporary
+    # file, which nothing else removes (found by killing lcr-pi run at random: one more a kill).
+    remove_stale_temporaries(settings.state_dir, SETUP_FILE)
     problems: list[str] = []
     overriding = None  # what to say when the remembered setup is played instead of the file's
     # Not fitted to the file's players here: the remembered or new setup may seat more (found by an
