@@ -11,7 +11,7 @@ import shutil
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpiozero.pins.mock import MockFactory
 
@@ -199,17 +199,21 @@ def open_store(settings: Settings, problems: list[str]) -> GameStore | None:
         return None
 
 
-def resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
+def resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False,
+                  players_remembered: bool = False) -> Referee:
     """The saved game when there is one for these players and rules, else a new night. Its rolls'
     photos are numbered on from those already kept (a new night's first is not ``000001.jpg`` beside
-    the last night's ``000350.jpg``, where the ring would drop the new photos first)."""
-    referee = _resume_or_new(settings, store, problems, new=new)
+    the last night's ``000350.jpg``, where the ring would drop the new photos first). ``players_remembered``:
+    the settings' players are the remembered setup's (power-on applied it), not the file's or the command
+    line's."""
+    referee = _resume_or_new(settings, store, problems, new=new, players_remembered=players_remembered)
     if store is not None:
         referee.turn_label = max(referee.turn_label, store.newest_evidence_number())
     return referee
 
 
-def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False) -> Referee:
+def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[str], *, new: bool = False,
+                   players_remembered: bool = False) -> Referee:
     config = settings.game_config()
     fresh = Referee(config, series_rules=settings.series_rules(), first_player=settings.game.first_player,
                     odds=odds_for_state)
@@ -227,10 +231,11 @@ def _resume_or_new(settings: Settings, store: GameStore | None, problems: list[s
         return fresh
     if referee.config != config:
         log.info("saved game was for %s; settings say %s", referee.config, config)
-        if _nothing_in_play(referee):
-            # No roll made, or a game won outside a series still going: nothing for a person to keep, and
-            # nothing to say (found by a review: a plug pulled between remembering players named at the
-            # table and saving their new game said "the saved game had other players" at the next start).
+        if _nothing_in_play(referee) or (players_remembered and _players_named_at_table(referee, settings)):
+            # No roll made, or a game won outside a series still going, or a table whose players were
+            # named at the table: nothing for a person to keep, and nothing to say (found by a review: a
+            # plug pulled between remembering players named at the table and saving their new game said
+            # "the saved game had other players" at the next start).
             return fresh
         problems.append(f"the saved game had other players or rules, so a new game starts. {_set_aside(store)}")
         return fresh
@@ -245,6 +250,22 @@ def _nothing_in_play(referee: Referee) -> bool:
     game_in_play = game is not None and game.state.rolls > 0 and not game.state.is_over
     series_in_play = referee.series is not None and referee.series.games > 0 and not referee.series.is_over
     return not game_in_play and not series_in_play
+
+
+def _players_named_at_table(referee: Referee, settings: Settings) -> bool:
+    """Whether the saved table is the one the players named at the table (remembered, and played now)
+    replaced as it was being saved: a game with no roll yet or won, of the same rules. Its series starts
+    over, as the table was told when it named them (found by killing lcr-pi run at random: a plug pulled
+    between remembering the players and saving their game, after a game of a series still going, set the
+    series aside and said so)."""
+    from lcr_pi.voice_setup import load_remembered
+
+    game, config = referee.game, settings.game_config()
+    if game is not None and game.state.rolls > 0 and not game.state.is_over:
+        return False  # a game in play is never replaced by new players
+    remembered, _ = load_remembered(settings.state_dir)
+    return (remembered is not None and remembered.names == config.players
+            and replace(referee.config, players=config.players) == config)
 
 
 def _set_aside(store: GameStore) -> str:
@@ -269,7 +290,7 @@ def warm_odds(config) -> None:
 
 
 def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, echo: bool = False,
-             lights=None) -> Night:
+             lights=None, players_remembered: bool = False) -> Night:
     problems: list[str] = []
     names = settings.game_config().players
     warm_odds(settings.game_config())
@@ -280,7 +301,7 @@ def assemble(settings: Settings, *, new: bool = False, keyboard: bool = True, ec
     if lights is not None and hasattr(lights, "close"):
         closers.append(lights.close)
     store = open_store(settings, problems)
-    referee = resume_or_new(settings, store, problems, new=new)
+    referee = resume_or_new(settings, store, problems, new=new, players_remembered=players_remembered)
     actions = ActionQueue()
     buttons = make_buttons(settings, names, lights, actions, problems)
     if buttons is not None:

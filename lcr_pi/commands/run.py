@@ -79,7 +79,8 @@ def run(args) -> int:
     settings, setup_problems = power_on_setup(settings, mode=args.setup, players_fixed=bool(args.players))
     if args.players:  # the command line wins over the remembered setup
         settings = with_players(settings, players_option(args))
-    night = assemble(settings, new=args.new)
+    # Players changed in the settings file or on the command line are not the ones named at the table.
+    night = assemble(settings, new=args.new, players_remembered=args.setup != "off" and not args.players)
     night.problems[:0] = file_problems + setup_problems
     try:
         table = Table(night.referee, speaker=night.speaker, lights=night.lights, store=night.store,
