@@ -293,7 +293,11 @@
       event.preventDefault();
       const names = $("player-names").value.split("\n").map((n) => n.trim()).filter((n) => n);
       post("/api/players", { names }, (data) => {
+        // Shown as taken: the board with them may have come before this answer, while the field still
+        // counted as being edited, and no other comes (found by a test on a loaded machine: the field
+        // kept the typed "  Dee   Dee ").
         delete $("player-names").dataset.edited;
+        if (document.activeElement !== $("player-names")) $("player-names").value = data.names.join("\n");
         return `New game with ${data.names.join(", ")}.`;
       });
     });
@@ -302,8 +306,10 @@
       const rate = Number($("rate").value);
       const volume = Number($("volume").value);
       post("/api/speech", { rate, volume }, (data) => {
-        delete $("rate").dataset.edited;
-        delete $("volume").dataset.edited;
+        for (const name of ["rate", "volume"]) {  // as taken, for the same reason as the players' names
+          delete $(name).dataset.edited;
+          if (document.activeElement !== $(name)) $(name).value = String(data[name]);
+        }
         return `Speech: ${data.rate} words per minute, volume ${data.volume}%.`;
       });
     });
