@@ -322,7 +322,7 @@ def run_loop(
     # the guess it was for, held until the tray rests. Found by an audit: a helper's press while the
     # roller threw again took the guess as the roll, and the throw was then announced as the next
     # player's. A new roll makes the press stale; dice at rest as they lay take it.
-    held = None
+    held = None  # (the guess, the press's argument: SEEN_ON_PAGE from the page)
     table.start()
     while not stop.is_set():
         if max_seconds is not None and time.monotonic() - started > max_seconds:
@@ -334,7 +334,10 @@ def run_loop(
         else:
             guess = table.referee.offered_guess
             if name == "confirm" and guess is not None and getattr(dice_source, "stirred", False):
-                held = guess
+                # Held with its argument: a press on the page counts by the page's time, not the words'
+                # (found by a review: a page's press held while a hand passed over the tray was then
+                # taken as a button's, and ignored while the guess's words still waited).
+                held = (guess, argument)
                 continue
             if not table.action(name, argument):
                 break
@@ -354,9 +357,9 @@ def run_loop(
                 table.roll_seen(obs)
                 continue
             if held is not None and not getattr(dice_source, "stirred", False):
-                guess, held = held, None
+                (guess, argument), held = held, None
                 if table.referee.offered_guess is guess:  # still the offer it was pressed for
-                    table.action("confirm")
+                    table.action("confirm", argument)
                 continue
             if getattr(dice_source, "exhausted", False):
                 break

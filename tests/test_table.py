@@ -1061,3 +1061,33 @@ def test_a_webcam_that_is_not_there_is_said_in_words_without_opencvs_own_log_lin
         OpenCVSource(99)
     printed = capfd.readouterr()
     assert "[ERROR" not in printed.err and "[ WARN" not in printed.err, printed.err
+
+
+def test_a_press_of_confirm_on_the_page_held_while_a_hand_passes_counts_by_the_pages_time():
+    # Found by a review: a press on the page held while a hand passed over the tray was taken, once the
+    # tray was quiet, as a button's, which waits for the guess's words (still behind a turn's): ignored.
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+                  confirm_reaction=1.0)
+    actions = queue.Queue()
+
+    class Tray:
+        exhausted, stirred, polls = False, False, 0
+
+        def poll(self):
+            self.polls += 1
+            if self.polls == 1:
+                return RollObservation(("L", "dot", "C"), verdict="unsure")
+            if self.polls == 2:  # the page has shown the guess for 3 s; a hand passes over the tray
+                now[0] += 3
+                self.stirred = True
+                actions.put(("confirm", SEEN_ON_PAGE))
+            elif self.polls == 4:
+                self.stirred = False  # quiet: the dice as they lay
+            self.exhausted = self.polls >= 6
+            return None
+
+    run_loop(table, actions=actions, dice_source=Tray())
+    assert speaker.prompt_waits  # the guess's words were never said
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
