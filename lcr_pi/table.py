@@ -97,6 +97,7 @@ class Table:
         self.remember_players = remember_players
         self.confirm_reaction = confirm_reaction
         self._offered_at = -math.inf  # self.clock() when the guess offered now was offered
+        self._heard_guess = None  # the guess offered now, once its words were heard (a press takes it)
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
@@ -221,7 +222,7 @@ class Table:
         self._skip_stale_words(counted)
         self.perform(outputs)
         if self.referee.offered_guess is not None and self.referee.offered_guess is not offered:
-            self._offered_at = self.clock()
+            self._offered_at, self._heard_guess = self.clock(), None
 
     def _skip_stale_words(self, counted_before: int) -> None:
         """After an input that counted a roll (a roll, or confirm of an unsure read): the words of the
@@ -242,6 +243,11 @@ class Table:
         else:
             if name == "confirm":
                 argument = None
+            elif self.referee.offered_guess is not None and not self._too_soon_to_confirm():
+                # The guess was heard before this press (repeat, status, help) says it again, or its
+                # words are cut: a press of confirm for it is no reaction to another guess's words, and is
+                # taken at once (found by a review: a press within a second of repeat was ignored).
+                self._heard_guess = self.referee.offered_guess
             if name in CUTS_SPEECH:
                 # What is being said is stale after these (or about to be said again): cut it and
                 # drop the queue, so a player who pressed repeat or undo hears the answer at once.
@@ -276,6 +282,8 @@ class Table:
         time since the offer counts (the page showed the guess before for as long as the words)."""
         if self.confirm_reaction is None or self.referee.offered_guess is None:
             return False
+        if self.referee.offered_guess is self._heard_guess:
+            return False  # heard already, before words said again
         offered_for = self.clock() - self._offered_at
         since = None if seen else getattr(self.speaker, "seconds_since_prompt", None)
         heard_for = since() if since is not None else offered_for

@@ -1091,3 +1091,28 @@ def test_a_press_of_confirm_on_the_page_held_while_a_hand_passes_counts_by_the_p
     run_loop(table, actions=actions, dice_source=Tray())
     assert speaker.prompt_waits  # the guess's words were never said
     assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+
+
+def test_a_press_of_confirm_just_after_repeat_takes_a_guess_heard_before():
+    # Found by a review: repeat says the offer again as a prompt, and a press within a second of its words
+    # beginning was ignored without a word, though the table had heard that same guess before.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    table.action("repeat")  # before the guess was heard: a press now is still too soon
+    speaker.say_all()
+    now[0] += 0.5
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 0
+    now[0] += 5  # heard
+    table.action("repeat")
+    speaker.say_all()
+    now[0] += 0.2
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+    # A new guess is a new offer: it must be heard again.
+    table.roll_seen(RollObservation(("L", "L", "C"), verdict="unsure"))
+    speaker.say_all()
+    now[0] += 0.2
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1
