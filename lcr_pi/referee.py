@@ -762,6 +762,12 @@ class Referee:
         return list(self._last_words) or self._speak(self._status_words())
 
     def _status(self) -> list:
+        if self.phase == "confirm_read":
+            # Status cuts the offer being said (Table: CUTS_SPEECH); its words end with the offer again, a
+            # prompt as it was (found by a review: they said "It is Ann's turn: roll three dice", and the
+            # table never heard the guess it could confirm).
+            *words, offer = self._status_words()
+            return self._speak(words, keep=False) + self._speak([offer], keep=False, prompt=True)
         return self._speak(self._status_words(), keep=False)
 
     def _status_words(self) -> list[str]:
@@ -791,6 +797,10 @@ class Referee:
             words.append(f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}")
         elif self.phase == "await_decision":
             words.append(self._decision_reminder())
+        elif self.phase == "confirm_read" and self._unsure is not None:
+            flat = "lie flat and " if self._unsure.verdict == "cocked" else ""
+            words.append(f"It is {state.current_player}'s turn: roll again, or, if the dice {flat}show "
+                         f"{spoken_faces(self._unsure.faces)}, press confirm.")
         else:
             words.append(f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}.")
         return words

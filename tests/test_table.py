@@ -1116,3 +1116,25 @@ def test_a_press_of_confirm_just_after_repeat_takes_a_guess_heard_before():
     now[0] += 0.2
     table.action("confirm")
     assert table.referee.game.state.rolls == 1
+
+
+def test_status_while_a_guess_is_offered_ends_with_the_offer_which_a_new_throw_drops():
+    # Found by a review: status cuts what is being said (the offer among it) and ended with "It is Ann's
+    # turn: roll three dice", so the table never heard the guess a press of confirm would take.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    speaker.waiting = []  # cut by status, as the speaker's stop_talking does
+    table.action("status")
+    assert speaker.waiting[-1] == ("It is Ann's turn: roll again, or, if the dice show L, dot, C, press confirm.", True)
+    table.action("confirm")  # its words still wait: not heard
+    assert table.referee.game.state.rolls == 0
+    speaker.say_all()
+    now[0] += 1.5
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1
+    table.roll_seen(RollObservation(("L", "dot", "L"), verdict="cocked"))
+    table.action("status")
+    assert speaker.waiting[-1][0].endswith("roll again, or, if the dice lie flat and show L, dot, L, press confirm.")
+    table.roll_seen(RollObservation(("R", "dot", "dot"), verdict="clear"))  # thrown again: the offer is stale
+    assert not any("L, dot, L" in text for text, _ in speaker.waiting)
