@@ -1000,3 +1000,23 @@ def test_the_series_tally_on_the_page_says_has_between_a_name_and_its_wins():
     for faces in (("C",), ("C",)):
         ref.on_roll(RollObservation(faces))
     assert board_snapshot(ref)["series"]["tally"] == "Player 1 has 0 wins, Player 2 has 0 wins, Player 3 has 1 win"
+
+
+def test_a_search_domain_the_router_gives_after_the_game_started_is_served(tmp_path, monkeypatch):
+    # Found by a review: the service starts before the network, so resolv.conf had no search domain when
+    # the page was made, and the Pi's name under the router's domain was refused all night.
+    domains = [()]
+    monkeypatch.setattr(web_app, "search_domains", lambda: domains[0])
+    app = web_app.make_app(LiveBoard(new_table(tmp_path), odds=False), ActionQueue())
+
+    def get(host):
+        environ = {"REMOTE_ADDR": "192.168.1.20", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
+        setup_testing_defaults(environ)
+        environ["HTTP_HOST"] = host
+        seen = {}
+        b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status)))
+        return seen["status"][:3]
+
+    assert get("raspberrypi.fritz.box:8080") == "403"
+    domains[0] = ("fritz.box",)  # the router answered
+    assert get("raspberrypi.fritz.box:8080") == "200" and get("evil.example") == "403"

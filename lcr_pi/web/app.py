@@ -289,8 +289,17 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         return f"{res.status_code} {res.body or res.status_line}\n"
 
     app.default_error_handler = error_page
-    local_domains = search_domains()
+    local_domains = [search_domains()]
     own_names = (socket.gethostname(),)  # not getfqdn(): a DNS lookup, slow on a Pi without a network
+
+    def local_host(host: str) -> bool:
+        if is_local_host(host, domains=local_domains[0], own_names=own_names):
+            return True
+        # The service starts before the network (found by a review: at power-on resolv.conf has no search
+        # domain until the router answers, and "raspberrypi.fritz.box" was refused all night). A name not
+        # known is checked against resolv.conf as it is now (a small file, read only then).
+        local_domains[0] = search_domains()
+        return is_local_host(host, domains=local_domains[0], own_names=own_names)
 
     def application(environ, start_response):
         def with_headers(status, headers, exc_info=None):
@@ -302,7 +311,7 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             with_headers("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"403 This scoreboard serves the local network only.\n"]
         host = environ.get("HTTP_HOST", "")
-        if lan_only and host and not is_local_host(host, domains=local_domains, own_names=own_names):
+        if lan_only and host and not local_host(host):
             # Found by an audit: a page of another site whose name was pointed at the Pi (DNS rebinding),
             # opened by a guest's phone, could read the board and the tray's photo, and try PINs.
             with_headers("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
