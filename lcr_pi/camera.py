@@ -390,6 +390,7 @@ class LiveCapture:
         self._thread.start()
 
     def _capture(self) -> None:
+        failing = None  # the last read's failure, logged once until a frame comes (reads retry 50 times a second)
         while True:
             with self._changed:
                 if self._closing:
@@ -397,8 +398,11 @@ class LiveCapture:
             try:
                 frame = self.source.read()
             except Exception as exc:  # noqa: BLE001 - a driver can fail in many ways; the camera is retried
-                log.warning("camera read failed: %s", exc)
-                frame = None
+                if str(exc) != failing:
+                    log.warning("camera read failed: %s", exc)
+                failing, frame = str(exc), None
+            else:
+                failing = None if frame is not None else failing
             if frame is None:
                 time.sleep(self.idle)  # a camera giving nothing must not spin a core
                 continue

@@ -72,6 +72,7 @@ class Table:
         skip_stale_words: bool = False,
         remember_players: Callable[[tuple[str, ...]], None] | None = None,
         confirm_reaction: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ):
         """``skip_stale_words``: a roll counted while words of the turns before it still wait to be
         said drops those words (``speaker.skip_queued()``; the sentence being spoken is finished), so
@@ -84,7 +85,8 @@ class Table:
         :class:`UserError` when it cannot, and the table is told. ``confirm_reaction``: a press of
         confirm for an unsure read's guess is taken only once the guess's words began to be said at
         least this many seconds ago (``lcr-pi run`` sets it; None: at once, for the demo's pretend
-        player who sees the dice, and for tests)."""
+        player who sees the dice, and for tests), timed by ``monotonic`` (not ``clock``, the wall clock the
+        log is stamped with: a Pi without a network sets its clock back or forth when it finds one)."""
         self.referee = referee
         self.speaker = speaker
         self.lights = lights if lights is not None else NoLights()
@@ -96,7 +98,8 @@ class Table:
         self.skip_stale_words = skip_stale_words
         self.remember_players = remember_players
         self.confirm_reaction = confirm_reaction
-        self._offered_at = -math.inf  # self.clock() when the guess offered now was offered
+        self.monotonic = monotonic
+        self._offered_at = -math.inf  # self.monotonic() when the guess offered now was offered
         self._heard_guess = None  # the guess offered now, once its words were heard (a press takes it)
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
@@ -222,7 +225,7 @@ class Table:
         self._skip_stale_words(counted)
         self.perform(outputs)
         if self.referee.offered_guess is not None and self.referee.offered_guess is not offered:
-            self._offered_at, self._heard_guess = self.clock(), None
+            self._offered_at, self._heard_guess = self.monotonic(), None
 
     def _skip_stale_words(self, counted_before: int) -> None:
         """After an input that counted a roll (a roll, or confirm of an unsure read): the words of the
@@ -284,7 +287,7 @@ class Table:
             return False
         if self.referee.offered_guess is self._heard_guess:
             return False  # heard already, before words said again
-        offered_for = self.clock() - self._offered_at
+        offered_for = self.monotonic() - self._offered_at
         since = None if seen else getattr(self.speaker, "seconds_since_prompt", None)
         heard_for = since() if since is not None else offered_for
         return heard_for is None or min(heard_for, offered_for) < self.confirm_reaction

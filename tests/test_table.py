@@ -349,6 +349,24 @@ def test_live_capture_gives_the_newest_frame_and_never_waits_long_on_a_camera_th
     assert not closing.is_alive()
 
 
+def test_a_camera_whose_reads_keep_failing_is_logged_once_not_fifty_times_a_second(caplog):
+    from lcr_pi.camera import LiveCapture
+
+    class Failing:
+        def read(self):
+            raise RuntimeError("Camera frontend has timed out!")
+
+        def close(self):
+            pass
+
+    live = LiveCapture(Failing(), wait=0.05, idle=0.001)
+    with caplog.at_level("WARNING", logger="lcr_pi.camera"):
+        for _ in range(10):
+            assert live.read() is None
+    live.close()
+    assert [r.getMessage() for r in caplog.records].count("camera read failed: Camera frontend has timed out!") == 1
+
+
 def test_only_a_live_camera_is_read_on_a_thread_of_its_own(tmp_path):
     # A recording's frames are each read in turn (a thread keeping the newest would skip them).
     from lcr_pi.camera import LiveCapture, live_capture
@@ -947,7 +965,7 @@ def _queued_table(confirm_reaction=None):
     """Ann, Bob and Cy at a table whose speaker queues (:class:`QueuedSpeaker`), on a test clock."""
     now = [100.0]
     speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, monotonic=lambda: now[0],
                   confirm_reaction=confirm_reaction)
     table.start()
     return table, speaker, now
@@ -1068,7 +1086,7 @@ def test_a_press_of_confirm_on_the_page_held_while_a_hand_passes_counts_by_the_p
     # tray was quiet, as a button's, which waits for the guess's words (still behind a turn's): ignored.
     now = [100.0]
     speaker = QueuedSpeaker(lambda: now[0])
-    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, clock=lambda: now[0],
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, monotonic=lambda: now[0],
                   confirm_reaction=1.0)
     actions = queue.Queue()
 

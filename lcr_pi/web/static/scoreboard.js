@@ -253,7 +253,7 @@
   }
 
   const ACTION_DONE = {
-    confirm: "Confirmed.",
+    confirm: "Confirm sent.",  // taken or not, the referee says (a press too soon is not)
     undo: "Undo sent.",
     repeat: "Repeating.",
     status: "The status is being said.",
