@@ -209,6 +209,16 @@ def test_clients_outside_the_lan_are_refused(tmp_path):
     assert statuses[0].startswith("403")
 
 
+def _get_board_as(app, host):
+    """The status (three digits) and body of /board.json asked of ``app`` by a LAN phone naming ``host``."""
+    environ = {"REMOTE_ADDR": "192.168.1.20", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
+    setup_testing_defaults(environ)
+    environ["HTTP_HOST"] = host
+    seen = {}
+    body = b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status)))
+    return seen["status"][:3], body
+
+
 def test_a_page_of_another_site_pointed_at_the_pi_is_refused(tmp_path, monkeypatch):
     # Found by an audit (DNS rebinding): a page of another site whose name was made to point at the Pi,
     # opened on a guest's phone, sent that site's name as Host (and as Origin) and could read the board
@@ -217,12 +227,7 @@ def test_a_page_of_another_site_pointed_at_the_pi_is_refused(tmp_path, monkeypat
     app = web_app.make_app(LiveBoard(new_table(tmp_path), odds=False), ActionQueue())
 
     def get(host):
-        environ = {"REMOTE_ADDR": "192.168.1.20", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
-        setup_testing_defaults(environ)
-        environ["HTTP_HOST"] = host
-        seen = {}
-        body = b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status)))
-        return seen["status"][:3], body
+        return _get_board_as(app, host)
 
     status, body = get("evil.example:8080")
     assert status == "403" and b"raspberrypi.local" in body
@@ -1010,12 +1015,7 @@ def test_a_search_domain_the_router_gives_after_the_game_started_is_served(tmp_p
     app = web_app.make_app(LiveBoard(new_table(tmp_path), odds=False), ActionQueue())
 
     def get(host):
-        environ = {"REMOTE_ADDR": "192.168.1.20", "PATH_INFO": "/board.json", "REQUEST_METHOD": "GET"}
-        setup_testing_defaults(environ)
-        environ["HTTP_HOST"] = host
-        seen = {}
-        b"".join(app(environ, lambda status, headers, exc=None: seen.update(status=status)))
-        return seen["status"][:3]
+        return _get_board_as(app, host)[0]
 
     assert get("raspberrypi.fritz.box:8080") == "403"
     domains[0] = ("fritz.box",)  # the router answered
