@@ -7,6 +7,7 @@
 //  * the photo of the last read roll loads, with a text alternative naming the faces;
 //  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
 //    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change,
+//    Escape cancels the new-game question,
 //    and the players are named before the first roll (not once the game has begun);
 //  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
 //  * with the odds off, the page shows no chance to win at all (not a "working it out" that never ends);
@@ -169,6 +170,16 @@ try {
   assert.equal(await page.evaluate(() => document.activeElement.id), "new-game-cancel", "New game asks first");
   await page.keyboard.press("Enter");
   assert.equal(await page.isVisible("#new-game-confirm"), false, "Cancel closes the question");
+  // Escape cancels it too, from either of its buttons, and gives the focus back to "New game…".
+  for (const button of ["new-game-cancel", "new_game"]) {
+    await page.focus("#new-game");
+    await page.keyboard.press("Enter");
+    if (button === "new_game") await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Escape");
+    assert.equal(await page.isVisible("#new-game-confirm"), false, `Escape (on ${button}) does not close the question`);
+    assert.equal(await page.evaluate(() => document.activeElement.id), "new-game", "Escape leaves the focus lost");
+    assert.equal(await page.getAttribute("#new-game", "aria-expanded"), "false");
+  }
 
   // The players, named from the page before the first roll (issue #6: names are set "in the config or
   // on the scoreboard"): a new game with them, said, and shown.

@@ -285,6 +285,13 @@
       $("new-game-cancel").focus();
     });
     $("new-game-cancel").addEventListener("click", closeNewGame);
+    // Escape cancels the question, as it does a dialog (found by an audit: only Cancel closed it).
+    $("new-game-confirm").addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !$("new-game-confirm").hidden) {
+        event.preventDefault();
+        closeNewGame();
+      }
+    });
     for (const name of ["rate", "volume"]) {
       $(name).addEventListener("input", () => { $(name).dataset.edited = "1"; });
     }
