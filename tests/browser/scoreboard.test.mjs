@@ -261,6 +261,12 @@ try {
   for (let i = 0; i < 50 && (state = await gm("/state")).phase === "await_decision"; i++) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(state.chips, wanted, `${victim} gave a chip`);
   await expectBoard(page, state, "after the Wild choice");
+  // The chosen button is gone with the decision: the focus stays in the controls, on the group whence Tab
+  // goes on to "Confirm / next", not fallen to the page (found by an audit).
+  await page.waitForFunction(() => !document.querySelector("#choices button"));
+  assert.equal(await page.evaluate(() => document.activeElement.id), "game-controls", "the focus was lost after the Wild choice");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.action), "confirm");
   summary.turns_checked++;
 
   // Speech settings through the validated setter.

@@ -116,6 +116,9 @@
     $("decision").hidden = !decision;
     if (key !== decisionKey) {
       decisionKey = key;
+      // The buttons are made anew; one that had the focus must not take it away with it (found by an
+      // audit: after a choice the focus fell to the page itself, and a screen reader lost its place).
+      const focused = $("choices").contains(document.activeElement) ? document.activeElement.dataset.choice : null;
       if (decision) {
         const chips = decision.take === 1 ? "one chip" : "two chips, one choice per chip";
         $("decision-text").textContent = decision.picked && decision.picked.length
@@ -130,6 +133,12 @@
         }));
       } else {
         $("choices").replaceChildren();
+      }
+      if (focused !== null) {
+        // The same player again if they can still give (the second of two chips), else the first choice;
+        // once the choice is made, the game controls, where Tab goes on to "Confirm / next".
+        const buttons = [...$("choices").querySelectorAll("button")];
+        (buttons.find((b) => b.dataset.choice === focused) || buttons[0] || $("game-controls")).focus();
       }
     }
     const names = $("player-names");
