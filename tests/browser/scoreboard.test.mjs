@@ -4,6 +4,7 @@
 //  * the board (chips, pot, whose turn, dice to roll, odds) matches the engine's state after every turn,
 //    and updates arrive without a reload (median latency under half a second is required);
 //  * the live region (role=log, aria-live=polite) receives the referee's announcements;
+//  * a screen reader hears none of the signs for the eye (the connection's dot, the arrows, the star);
 //  * the photo of the last read roll loads, with a text alternative naming the faces;
 //  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
 //    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change,
@@ -91,6 +92,19 @@ async function expectSaid(page, sentence, what) {
   });
 }
 
+// What Chromium gives a screen reader (its accessibility tree) has none of the page's signs for the eye
+// (the connection's dot, the turn's and the rolling player's arrow, the winner's star): a screen reader
+// read "black circle, Live" and "black right-pointing triangle, Rolling now" (found by an audit).
+async function expectNoSpokenSigns(page, what) {
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+  await cdp.detach();
+  const texts = nodes.filter((n) => !n.ignored && n.role && n.role.value === "StaticText").map((n) => n.name.value);
+  const signs = texts.filter((t) => /[●○▶★]/.test(t));
+  assert.deepEqual(signs, [], `${what}: a screen reader hears the signs`);
+  assert.ok(texts.includes("Live") || texts.includes("Reconnecting…"), `${what}: the connection is not heard`);
+}
+
 async function controlResult(page, text) {
   await page.waitForFunction((t) => document.getElementById("control-result").textContent === t, text,
     { timeout: 3000 }).catch(async () => {
@@ -142,6 +156,7 @@ try {
 
   let state = await gm("/state");
   await expectBoard(page, state, "opening");
+  await expectNoSpokenSigns(page, "opening");
   await expectOdds(page, state, "opening");
   await expectSaid(page, state.said, "opening");
   assert.equal(await page.isVisible("#controls"), true, "controls are shown when a PIN is set");
@@ -250,6 +265,7 @@ try {
   state = await gm("/roll", { wild: true });
   assert.equal(state.phase, "await_decision");
   await expectBoard(page, state, "wild decision");
+  await expectNoSpokenSigns(page, "wild decision");
   const victim = state.choices[state.choices.length - 1];
   const choice = page.locator(`#choices button[data-choice="${victim}"]`);
   await choice.waitFor();
@@ -296,6 +312,7 @@ try {
   await gm("/freeze", {});
   await page.waitForFunction(() => document.getElementById("connection").textContent === "Reconnecting…", null,
     { timeout: 10000 }).catch(() => { throw new Error("a silent Pi: the page still says Live"); });
+  await expectNoSpokenSigns(page, "reconnecting");
   state = await gm("/roll", {});
   state = await gm("/thaw", {});
   await expectBoard(page, state, "after the silent Pi came back", 15000);

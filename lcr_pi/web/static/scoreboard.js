@@ -60,6 +60,15 @@
     return `Chance to win: ${b.odds.exact ? "" : "about "}${shown}%`;
   }
 
+  // A marker's sign is for the eye only: a screen reader said "black right-pointing triangle, Rolling now".
+  function marker(sign, text) {
+    const p = el("p", "marker");
+    const glyph = el("span", "", `${sign} `);
+    glyph.setAttribute("aria-hidden", "true");
+    p.append(glyph, text);
+    return p;
+  }
+
   function renderPlayers(b) {
     const items = b.players.map((p) => {
       const li = el("li", "player");
@@ -73,9 +82,9 @@
       li.append(chips);
       if (p.rolling) {
         const dice = b.turn.dice ? `, ${b.turn.dice === 1 ? "1 die" : `${b.turn.dice} dice`}` : "";
-        li.append(el("p", "marker", `▶ ${b.phase === "await_decision" ? "Choosing now" : `Rolling now${dice}`}`));
+        li.append(marker("▶", b.phase === "await_decision" ? "Choosing now" : `Rolling now${dice}`));
       } else if (p.winner) {
-        li.append(el("p", "marker", "★ Winner"));
+        li.append(marker("★", "Winner"));
       } else if (p.chips === 0 && b.phase !== "game_over") {
         li.append(el("p", "marker", "No chips: skips their turns"));
       }
