@@ -5,12 +5,14 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const SAID_SHOWN = 12;
+  const SAID_CAUGHT_UP = 4;  // sentences added on a first load, or on coming back after missing some
   const FACE_GLYPH = { dot: "•", ".": "•" };
   let boot = null;
   let lastSaid = 0;
   let board = null;
   let source = null;
   let decisionKey = "";
+  let catchingUp = false;
 
   // -- drawing ---------------------------------------------------------------------------------
 
@@ -36,7 +38,8 @@
     document.body.dataset.seq = String(next.seq);
     renderNow(next);
     renderPlayers(next);
-    renderSaid(next.announcements, restarted);
+    renderSaid(next.announcements, restarted, catchingUp);
+    catchingUp = false;
     renderControls(next);
     renderRoll(next);
     renderSeries(next);
@@ -101,13 +104,18 @@
     $("odds-note").hidden = !note;
   }
 
-  function renderSaid(announcements, restarted) {
+  function renderSaid(announcements, restarted, catchingUp) {
     const log = $("said");
     if (restarted) {
       // A first load (or a restarted Pi): show the last few words, then only what is new.
       lastSaid = 0;
       log.replaceChildren();
-      announcements = announcements.slice(-4);
+    }
+    if (restarted || catchingUp) {
+      // Coming back (the Wi-Fi blinked, the phone slept) the same: a screen reader heard every sentence
+      // missed, a dozen of old turns at once, while the table played on (found by an audit). The board
+      // and the history of turns show them all.
+      announcements = announcements.filter((a) => a.id > lastSaid).slice(-SAID_CAUGHT_UP);
     }
     for (const a of announcements) {
       if (a.id <= lastSaid) continue;
@@ -224,6 +232,8 @@
   function connect() {
     source = new EventSource("/events");
     heard();
+    // Each (re)connection, also the browser's own, begins with the whole board: the first is a catch-up.
+    source.addEventListener("open", () => { catchingUp = true; });
     source.addEventListener("board", (event) => {
       heard();
       setConnection(true);
