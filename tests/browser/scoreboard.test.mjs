@@ -106,6 +106,16 @@ async function expectNoSpokenSigns(page, what) {
   assert.ok(texts.includes("Live") || texts.includes("Reconnecting…"), `${what}: the connection is not heard`);
 }
 
+// The accessible description Chromium gives an element (what a screen reader says after its name).
+async function describedAs(page, selector) {
+  const cdp = await page.context().newCDPSession(page);
+  const { root } = await cdp.send("DOM.getDocument");
+  const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+  const { nodes } = await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false });
+  await cdp.detach();
+  return nodes[0].description ? nodes[0].description.value : "";
+}
+
 async function controlResult(page, text) {
   await page.waitForFunction((t) => document.getElementById("control-result").textContent === t, text,
     { timeout: 3000 }).catch(async () => {
@@ -225,6 +235,9 @@ try {
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
   // The game has begun: the players stay (the button is off, and the server refuses them too).
   assert.equal(await page.isEnabled("#players-submit"), false, "the players can be changed mid-game");
+  // ... and a screen reader hears why with the button (found by an audit: it heard only "dimmed").
+  assert.equal(await describedAs(page, "#players-submit"),
+    "The players can be changed before a game's first roll or once it is over.");
   const midGame = await page.evaluate(async (pin) => (await fetch("/api/players", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin, names: ["X", "Y", "Z"] }),
   })).status, PIN);
