@@ -283,6 +283,11 @@ try {
   const victim = state.choices[state.choices.length - 1];
   const choice = page.locator(`#choices button[data-choice="${victim}"]`);
   await choice.waitFor();
+  // Each choice says with it what it is for (found by an audit: a screen reader heard a bare name, and
+  // not whether one or two chips were taken, nor, for the second, from whom the first).
+  const decisionText = await page.textContent("#decision-text");
+  assert.ok(decisionText.includes("Take"), decisionText);
+  assert.equal(await describedAs(page, `#choices button[data-choice="${victim}"]`), decisionText);
   await choice.focus();
   await page.keyboard.press("Enter");
   const decider = state.current;

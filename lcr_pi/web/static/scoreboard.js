@@ -146,6 +146,7 @@
           button.type = "button";
           button.dataset.action = "choose";
           button.dataset.choice = name;
+          button.setAttribute("aria-describedby", "decision-text");  // who takes, how many, from whom
           return button;
         }));
       } else {
