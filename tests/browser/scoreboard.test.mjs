@@ -2,6 +2,7 @@
 //
 // It asserts that:
 //  * the board (chips, pot, whose turn, dice to roll, odds) matches the engine's state after every turn,
+//    changed where it differs (a player's card and an older turn stay the same nodes, for a screen reader),
 //    and updates arrive without a reload (median latency under half a second is required);
 //  * the live region (role=log, aria-live=polite) receives the referee's announcements;
 //  * a screen reader hears none of the signs for the eye (the connection's dot, the arrows, the star);
@@ -225,12 +226,31 @@ try {
   // Turns, each checked as it arrives.
   for (let turn = 1; turn <= 6; turn++) {
     const started = Date.now();
+    const seq = await page.evaluate(() => document.body.dataset.seq);
     state = await gm("/roll", {});
     await expectBoard(page, state, `turn ${turn}`);
     summary.latencies_ms.push(Date.now() - started);
     await expectSaid(page, state.said, `turn ${turn}`);
     await expectOdds(page, state, `turn ${turn}`);
     summary.turns_checked++;
+    if (turn === 1) {
+      // Keep hold of a player's card, its name, and the first turn in the history ...
+      await page.evaluate(() => {
+        window.__kept = { card: document.querySelector("#players li"), name: document.querySelector("#players li h3"),
+          turn: document.querySelector("#history li:last-child") };
+      });
+    } else {
+      // ... a screen reader reading them keeps its place: later boards change them where they differ,
+      // they do not make them anew (found by an audit: VoiceOver and TalkBack lost their place each turn).
+      await page.waitForFunction((s) => document.body.dataset.seq !== s, seq);
+      const kept = await page.evaluate(() => ({
+        card: window.__kept.card === document.querySelector("#players li"),
+        name: window.__kept.name === document.querySelector("#players li h3"),
+        turn: window.__kept.turn === document.querySelector("#history li:last-child"),
+        connected: window.__kept.turn.isConnected,
+      }));
+      assert.deepEqual(kept, { card: true, name: true, turn: true, connected: true }, `turn ${turn}: the cards or the history were made anew`);
+    }
   }
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
   // The game has begun: the players stay (the button is off, and the server refuses them too).

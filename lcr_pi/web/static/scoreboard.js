@@ -23,6 +23,41 @@
     return node;
   }
 
+  // Make `target`'s children like `source`'s, changing only what differs: a node a screen reader is
+  // reading stays where it is (found by an audit: every board, a few a turn, made the players' cards and
+  // the history of turns anew, and VoiceOver or TalkBack reading them lost its place). Children keyed by
+  // data-key (a seat, a turn) are matched by key, so a new turn at the top moves no other.
+  function morphNode(target, source) {
+    if (target.nodeType === Node.TEXT_NODE) {
+      if (target.data !== source.data) target.data = source.data;
+      return;
+    }
+    for (const { name } of [...target.attributes]) if (!source.hasAttribute(name)) target.removeAttribute(name);
+    for (const { name, value } of [...source.attributes]) if (target.getAttribute(name) !== value) target.setAttribute(name, value);
+    morph(target, source);
+  }
+
+  function morph(target, source) {
+    const wanted = [...source.childNodes];
+    const keys = new Set(wanted.map((n) => n.dataset && n.dataset.key).filter((k) => k !== undefined));
+    for (const child of [...target.children]) if (child.dataset.key !== undefined && !keys.has(child.dataset.key)) child.remove();
+    wanted.forEach((node, i) => {
+      const at = target.childNodes[i];
+      const alike = at && at.nodeType === node.nodeType && (node.nodeType === Node.TEXT_NODE
+        || (at.tagName === node.tagName && at.dataset.key === node.dataset.key
+          && (node.dataset.key !== undefined || at.className === node.className)));
+      if (alike) morphNode(at, node);
+      else target.insertBefore(node, at || null);
+    });
+    while (target.childNodes.length > wanted.length) target.lastChild.remove();
+  }
+
+  function list(tag, items) {
+    const node = document.createElement(tag);
+    node.append(...items);
+    return node;
+  }
+
   function chipsText(n) {
     return n === 1 ? "1 chip" : `${n} chips`;
   }
@@ -75,6 +110,7 @@
   function renderPlayers(b) {
     const items = b.players.map((p) => {
       const li = el("li", "player");
+      li.dataset.key = String(p.seat);
       li.dataset.seat = String(p.seat);
       li.dataset.chips = String(p.chips);
       li.classList.toggle("rolling", p.rolling);
@@ -96,7 +132,7 @@
       if (p.wins !== null) li.append(el("p", "wins", `Games won: ${p.wins}`));
       return li;
     });
-    $("players").replaceChildren(...items);
+    morph($("players"), list("ol", items));
     let note = b.odds_coming ? "Chances to win are being worked out." : "";
     if (b.odds && b.odds.exact) note = "Chances to win are exact.";
     else if (b.odds) note = `Chances to win are estimates from simulated games (give or take ${b.odds.plus_minus} points).`;
@@ -200,11 +236,12 @@
   }
 
   function renderHistory(history) {
-    $("history").replaceChildren(...history.map((turn) => {
+    morph($("history"), list("ol", history.map((turn) => {
       const li = el("li");
+      li.dataset.key = String(turn.number);
       li.append(el("span", "who", `Turn ${turn.number}. `), turn.text);
       return li;
-    }));
+    })));
   }
 
   // -- the live connection ---------------------------------------------------------------------
