@@ -756,6 +756,11 @@ class Referee:
         now = {"roll_off": f"{self.roll_off.next_player if self.roll_off else 'The next player'} rolls three dice "
                            "for the roll-off; undo takes back the last roll-off roll.",
                "game_over": self._game_over_prompt()}.get(self.phase, "")
+        if self.phase == "await_roll" and self.game is not None:
+            # Whose turn it is, as in the other phases (found by an audit playing by ear: help in a game said
+            # only the buttons, and the player who pressed it heard nothing of what to do now).
+            state = self.game.state
+            now = f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}."
         return self._speak([now, BUTTON_GUIDE], keep=False)
 
     def _repeat(self) -> list:

@@ -254,7 +254,7 @@ def test_undo_repeat_and_status():
     assert said(out) == "Undone: Ann's roll of L, dot, dot. Ann, it is your turn again. Roll three dice."
     assert ref.game.state.chips == (3, 3, 3) and ShowTurn(0) in out
     assert said(ref.on_action("undo")) == "Nothing to undo."
-    assert said(ref.on_action("help")).startswith("Buttons: confirm, undo")
+    assert said(ref.on_action("help")).startswith("It is Ann's turn: roll three dice. Buttons: confirm, undo")
     with pytest.raises(UserError, match="unknown action 'dance'"):
         ref.on_action("dance")
 
@@ -562,6 +562,17 @@ def test_help_says_what_to_do_now_and_what_the_buttons_do():
     ref.on_roll(clear("C", "C", "C"))
     words = said(ref.on_action("help"))
     assert words.startswith("Press confirm for a new game.") and "Hold confirm for a new game." in words
+
+
+def test_help_in_a_game_says_whose_turn_it_is_and_how_many_dice():
+    # Found by an audit playing by ear (2026-12-04): help between turns said only what the buttons do, and a
+    # player who cannot see the LEDs, pressing help because she lost track, did not hear whose turn it was.
+    ref = table()
+    ref.on_roll(clear("L", "dot", "C"))
+    words = said(ref.on_action("help"))
+    assert words.startswith("It is Bob's turn: roll three dice.") and "Hold confirm for a new game." in words
+    ref.on_roll(clear("L", "L", "R"))  # Bob has one chip left after passing three
+    assert said(ref.on_action("help")).startswith("It is Cy's turn: roll three dice.")
 
 
 def test_a_second_long_press_keeps_the_game_the_first_one_ended():
