@@ -768,8 +768,8 @@ class Referee:
 
     def _status(self) -> list:
         if self.phase == "confirm_read":
-            # Status cuts the offer being said (Table: CUTS_SPEECH); its words end with the offer again, a
-            # prompt as it was (found by a review: they said "It is Ann's turn: roll three dice", and the
+            # Status's words end with the offer again, a prompt as it was, so that the chips said are followed
+            # by what to do now (found by a review: they said "It is Ann's turn: roll three dice", and the
             # table never heard the guess it could confirm).
             *words, offer = self._status_words()
             return self._speak(words, keep=False) + self._speak([offer], keep=False, prompt=True)

@@ -101,6 +101,7 @@ class Table:
         self.monotonic = monotonic
         self._offered_at = -math.inf  # self.monotonic() when the guess offered now was offered
         self._heard_guess = None  # the guess offered now, once its words were heard (a press takes it)
+        self._guess_said_at = None  # self.monotonic() when the words of the guess offered now first began
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
@@ -225,7 +226,7 @@ class Table:
         self._skip_stale_words(counted)
         self.perform(outputs)
         if self.referee.offered_guess is not None and self.referee.offered_guess is not offered:
-            self._offered_at, self._heard_guess = self.monotonic(), None
+            self._offered_at, self._heard_guess, self._guess_said_at = self.monotonic(), None, None
 
     def _skip_stale_words(self, counted_before: int) -> None:
         """After an input that counted a roll (a roll, or confirm of an unsure read): the words of the
@@ -246,11 +247,17 @@ class Table:
         else:
             if name == "confirm":
                 argument = None
-            elif self.referee.offered_guess is not None and not self._too_soon_to_confirm():
-                # The guess was heard before this press (repeat, status, help) says it again, or its
-                # words are cut: a press of confirm for it is no reaction to another guess's words, and is
-                # taken at once (found by a review: a press within a second of repeat was ignored).
-                self._heard_guess = self.referee.offered_guess
+            elif self.referee.offered_guess is not None:
+                # When the guess's words began, noted before this press's words say it again (the speaker
+                # times only the newest prompt): status, which no longer cuts them, follows an offer still
+                # being said with the offer again, and a press of confirm as the first one ends (its words
+                # began over a second before) was ignored without a word while status spoke.
+                self._note_guess_said()
+                if not self._too_soon_to_confirm():
+                    # The guess was heard before this press (repeat, status, help) says it again, or its
+                    # words are cut: a press of confirm for it is no reaction to another guess's words, and
+                    # is taken at once (found by a review: a press within a second of repeat was ignored).
+                    self._heard_guess = self.referee.offered_guess
             if name in CUTS_SPEECH:
                 # What is being said is stale after these (or about to be said again): cut it and
                 # drop the queue, so a player who pressed repeat or undo hears the answer at once.
@@ -290,7 +297,17 @@ class Table:
         offered_for = self.monotonic() - self._offered_at
         since = None if seen else getattr(self.speaker, "seconds_since_prompt", None)
         heard_for = since() if since is not None else offered_for
+        if not seen and self._guess_said_at is not None:  # its words began before they were said again
+            heard_for = max(heard_for or 0.0, self.monotonic() - self._guess_said_at)
         return heard_for is None or min(heard_for, offered_for) < self.confirm_reaction
+
+    def _note_guess_said(self) -> None:
+        """Note when the words of the guess offered now began, once they have (the newest prompt while a
+        guess is offered is its offer, or that offer said again)."""
+        since = getattr(self.speaker, "seconds_since_prompt", None)
+        began = since() if since is not None and self._guess_said_at is None else None
+        if began is not None and math.isfinite(began):
+            self._guess_said_at = self.monotonic() - began
 
     def _drop_prompts(self) -> None:
         drop = getattr(self.speaker, "drop_prompts", None)
@@ -308,7 +325,11 @@ SEEN_ON_PAGE = "seen on the page"
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
 #: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves
 #: queued before them, which the table must hear (a Wild roll's words say what moved, then ask).
-CUTS_SPEECH = frozenset({"repeat", "undo", "status", "new_game"})
+#: Not status: its answer follows the words being said. They are not stale (repeat says them again, undo
+#: takes their turn back, a new game ends it; status says none of them): found by an audit playing by ear,
+#: status pressed as "Ann rolled L, dot, C" began cut it and "Pass one chip to Bob on your left and one to
+#: the centre", and the table heard the chips as if moved but never which chips to move.
+CUTS_SPEECH = frozenset({"repeat", "undo", "new_game"})
 
 
 def run_loop(

@@ -494,7 +494,7 @@ def test_a_full_card_while_keeping_a_rolls_photo_is_said_once_and_the_roll_is_an
     assert warnings[1].endswith("The game goes on, but it is not being saved.")
 
 
-def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
+def test_repeat_undo_and_new_game_cut_what_is_still_being_said():
     # Found by an audit (2026-12-03): after a roll and an undo the stale "Bob, your turn" was still read
     # out, and each repeat queued the sentences again behind the rest.
     class CuttableSpeaker(RecordingSpeaker):
@@ -510,11 +510,35 @@ def test_repeat_undo_status_and_new_game_cut_what_is_still_being_said():
     table.start()
     table.action("roll", "L . C")
     assert speaker.cuts == 0  # a roll does not cut the words before it
-    for name in ("undo", "repeat", "status", "new_game"):
+    for name in ("undo", "repeat", "new_game"):
         table.action(name)
-    assert speaker.cuts == 4
+    assert speaker.cuts == 3
     table.action("confirm")
-    assert speaker.cuts == 4
+    table.action("status")  # said after the words being said: they are not stale (below)
+    assert speaker.cuts == 3
+
+
+def test_status_during_a_rolls_words_does_not_cut_the_chips_to_pass():
+    # Found by an audit playing by ear (2026-12-04): status pressed as "Ann rolled L, dot, C" began cut it
+    # and dropped "Pass one chip to Bob on your left and one to the centre": status said the chips as if
+    # moved, and no one at a table playing by ear heard which chips to move.
+    now = [100.0]
+
+    class CuttingSpeaker(QueuedSpeaker):
+        def stop_talking(self):
+            self.waiting = []
+
+    speaker = CuttingSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, monotonic=lambda: now[0],
+                  skip_stale_words=True, confirm_reaction=1.0)
+    table.start()
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C")))
+    table.action("status")
+    waiting = [text for text, _ in speaker.waiting]
+    assert waiting.index("Pass one chip to Bob on your left and one to the centre.") < waiting.index(
+        "Ann has one chip, Bob has four chips, Cy has three chips. One chip in the centre.")
+    assert waiting[-1] == "It is Bob's turn: roll three dice."
 
 
 def test_choose_drops_the_names_offered_before_but_not_the_rolls_moves_so_the_name_heard_is_the_one_confirm_takes():
@@ -1142,7 +1166,7 @@ def test_status_while_a_guess_is_offered_ends_with_the_offer_which_a_new_throw_d
     table, speaker, now = _queued_table(confirm_reaction=1.0)
     speaker.say_all()
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
-    speaker.waiting = []  # cut by status, as the speaker's stop_talking does
+    speaker.waiting = []  # the words before are gone (cut by repeat, say), the guess unheard
     table.action("status")
     assert speaker.waiting[-1] == ("It is Ann's turn: roll again, or, if the dice show L, dot, C, press confirm.", True)
     table.action("confirm")  # its words still wait: not heard
@@ -1156,3 +1180,23 @@ def test_status_while_a_guess_is_offered_ends_with_the_offer_which_a_new_throw_d
     assert speaker.waiting[-1][0].endswith("roll again, or, if the dice lie flat and show L, dot, L, press confirm.")
     table.roll_seen(RollObservation(("R", "dot", "dot"), verdict="clear"))  # thrown again: the offer is stale
     assert not any("L, dot, L" in text for text, _ in speaker.waiting)
+
+
+def test_a_press_of_confirm_as_the_offer_ends_is_taken_though_status_pressed_as_it_began_speaks():
+    # Status no longer cuts the words being said: pressed as an unsure read's offer began, the offer is said
+    # to its end, then status's words, which end with the offer again. A helper who heard the whole offer
+    # and pressed confirm as it ended (its words began over a second before) must not be ignored, without
+    # a word, because status's own offer still waits behind its chips.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    speaker.say_all()  # the offer begins
+    now[0] += 0.3
+    table.action("status")  # queued behind the offer, its own offer last
+    assert speaker.waiting[-1][1] and speaker.prompt_waits
+    now[0] += 0.5
+    table.action("confirm")  # the offer's words began under a second ago: too soon
+    assert table.referee.game.state.rolls == 0
+    now[0] += 2.5  # the offer has been said; status speaks
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
