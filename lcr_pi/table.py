@@ -272,7 +272,16 @@ class Table:
             deciding = self.referee.phase == "await_decision"
             picks = self.referee.decision_picks
             counted = self.referee.turn_label
+            offered = self.referee.offered_guess
+            # The guess's words not begun yet (still behind the turn before's): nothing noted when they began.
+            unsaid = offered is not None and self._guess_said_at is None and self._prompt_waits()
             outputs = self.referee.on_action(name, argument)
+            if unsaid and self.referee.offered_guess is offered and any(isinstance(out, Prompt) for out in outputs):
+                # Its words say the offer again (status): the one still waiting is dropped, and the offer is said
+                # once, after them. Found by a review: status pressed while the offer waited queued its chips
+                # and the offer behind it; the first offer was said in full, and a press of confirm as it ended
+                # was ignored without a word, the speaker timing status's offer, still waiting.
+                self._drop_prompts()
             if deciding and (self.referee.phase != "await_decision" or self.referee.decision_picks != picks):
                 # A pick was made (confirm, or one typed or sent from the page: "choose Bob"): the
                 # questions still waiting (the Wild explanation, names offered) are answered, so they
@@ -308,6 +317,11 @@ class Table:
         began = since() if since is not None and self._guess_said_at is None else None
         if began is not None and math.isfinite(began):
             self._guess_said_at = self.monotonic() - began
+
+    def _prompt_waits(self) -> bool:
+        """Whether the newest prompt queued has not begun to be said (``seconds_since_prompt`` is None)."""
+        since = getattr(self.speaker, "seconds_since_prompt", None)
+        return since is not None and since() is None
 
     def _drop_prompts(self) -> None:
         drop = getattr(self.speaker, "drop_prompts", None)

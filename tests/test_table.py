@@ -1200,3 +1200,29 @@ def test_a_press_of_confirm_as_the_offer_ends_is_taken_though_status_pressed_as_
     now[0] += 2.5  # the offer has been said; status speaks
     table.action("confirm")
     assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+
+
+def test_a_press_of_confirm_once_the_offer_is_heard_is_taken_though_status_was_pressed_while_it_waited():
+    # Found by a review: status pressed while an unsure read's offer still waited behind the turn before's
+    # words (status no longer cuts them) queued its chips and the offer again behind the first offer. The
+    # first offer was then said in full, and a press of confirm as it ended was ignored without a word:
+    # the speaker timed status's offer, still waiting, and nothing had noted when the first began.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.action("roll", "L . C")  # Ann's turn: its words wait to be said
+    table.roll_seen(RollObservation(("4", "5", "6"), verdict="unsure"))  # Bob's read, its offer behind them
+    table.action("status")  # at once, to hear the chips
+    while speaker.waiting:  # said one by one: the first prompt said is the offer heard
+        text, prompt = speaker.waiting.pop(0)
+        speaker.spoken.append(text)
+        if prompt:
+            speaker.prompt_said_at = now[0]
+            break
+    speaker.prompt_waits = any(prompt for _, prompt in speaker.waiting)
+    assert "press confirm" in speaker.spoken[-1]
+    now[0] += 4  # the offer has been heard to its end
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 2, "a press of confirm for a guess heard was ignored"
+    # The offer is said once, after status's chips, not before them and again after.
+    said_offers = [text for text in speaker.spoken if "press confirm" in text]
+    assert len(said_offers) == 1 and said_offers[0].startswith("It is Bob's turn: roll again")
