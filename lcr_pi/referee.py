@@ -773,6 +773,12 @@ class Referee:
             # table never heard the guess it could confirm).
             *words, offer = self._status_words()
             return self._speak(words, keep=False) + self._speak([offer], keep=False, prompt=True)
+        if self.phase == "await_decision":
+            # The decision's reminder ends them, a prompt as help's is: a pick, or a press of choose, makes it
+            # stale (found by a review: status no longer cuts the question, and a pick made on the page while
+            # status's words waited was followed by "Ann must first choose whom to take one chip from").
+            *words, reminder = self._status_words()
+            return self._speak(words, keep=False) + self._speak([reminder], keep=False, prompt=True)
         return self._speak(self._status_words(), keep=False)
 
     def _status_words(self) -> list[str]:

@@ -1226,3 +1226,28 @@ def test_a_press_of_confirm_once_the_offer_is_heard_is_taken_though_status_was_p
     # The offer is said once, after status's chips, not before them and again after.
     said_offers = [text for text in speaker.spoken if "press confirm" in text]
     assert len(said_offers) == 1 and said_offers[0].startswith("It is Bob's turn: roll again")
+
+
+def test_status_in_a_wild_choice_ends_with_its_reminder_which_a_pick_makes_stale():
+    # Found by a review: status no longer cuts the Wild choice's words, and its own reminder ("Ann must first
+    # choose ... Press choose to hear each name") was no prompt: a pick made from the page while it waited
+    # dropped the question, but the table still heard that Ann must first choose, after she had.
+    now = [100.0]
+    speaker = QueuedSpeaker(lambda: now[0])
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker,
+                  monotonic=lambda: now[0])
+    table.start()
+    speaker.say_all()
+    table.action("roll", "W . .")  # Ann takes one chip: the question waits to be said
+    table.action("status")
+    assert speaker.waiting[-1] == ("Ann must first choose whom to take one chip from. Press choose to hear each "
+                                   "name, and confirm to pick.", True)
+    table.action("choose", "Bob")  # picked on the page
+    waiting = [text for text, _ in speaker.waiting]
+    assert not any("must first choose" in text or "Press choose" in text for text in waiting), waiting
+    assert "Ann takes one chip from Bob." in waiting
+    # The same from help, as before.
+    table.action("roll", "W . .")
+    table.action("help")
+    table.action("choose", "Cy")
+    assert not any("must first choose" in text for text, _ in speaker.waiting)
