@@ -767,18 +767,14 @@ class Referee:
         return list(self._last_words) or self._speak(self._status_words())
 
     def _status(self) -> list:
-        if self.phase == "confirm_read":
-            # Status's words end with the offer again, a prompt as it was, so that the chips said are followed
-            # by what to do now (found by a review: they said "It is Ann's turn: roll three dice", and the
-            # table never heard the guess it could confirm).
-            *words, offer = self._status_words()
-            return self._speak(words, keep=False) + self._speak([offer], keep=False, prompt=True)
-        if self.phase == "await_decision":
-            # The decision's reminder ends them, a prompt as help's is: a pick, or a press of choose, makes it
-            # stale (found by a review: status no longer cuts the question, and a pick made on the page while
-            # status's words waited was followed by "Ann must first choose whom to take one chip from").
-            *words, reminder = self._status_words()
-            return self._speak(words, keep=False) + self._speak([reminder], keep=False, prompt=True)
+        if self.phase in ("confirm_read", "await_decision"):
+            # Status's words end with what to do now as a prompt, as the offer or the decision asked it: the
+            # next throw makes an offer stale, a pick or a press of choose the decision's reminder. Found by
+            # reviews: status said "It is Ann's turn: roll three dice", and the table never heard the guess it
+            # could confirm; and, as status no longer cuts the question, a pick made on the page while its
+            # words waited was followed by "Ann must first choose whom to take one chip from".
+            *words, now = self._status_words()
+            return self._speak(words, keep=False) + self._speak([now], keep=False, prompt=True)
         return self._speak(self._status_words(), keep=False)
 
     def _status_words(self) -> list[str]:

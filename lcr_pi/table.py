@@ -100,7 +100,6 @@ class Table:
         self.confirm_reaction = confirm_reaction
         self.monotonic = monotonic
         self._offered_at = -math.inf  # self.monotonic() when the guess offered now was offered
-        self._heard_guess = None  # the guess offered now, once its words were heard (a press takes it)
         self._guess_said_at = None  # self.monotonic() when the words of the guess offered now first began
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
@@ -226,7 +225,7 @@ class Table:
         self._skip_stale_words(counted)
         self.perform(outputs)
         if self.referee.offered_guess is not None and self.referee.offered_guess is not offered:
-            self._offered_at, self._heard_guess, self._guess_said_at = self.monotonic(), None, None
+            self._offered_at, self._guess_said_at = self.monotonic(), None
 
     def _skip_stale_words(self, counted_before: int) -> None:
         """After an input that counted a roll (a roll, or confirm of an unsure read): the words of the
@@ -249,15 +248,11 @@ class Table:
                 argument = None
             elif self.referee.offered_guess is not None:
                 # When the guess's words began, noted before this press's words say it again (the speaker
-                # times only the newest prompt): status, which no longer cuts them, follows an offer still
-                # being said with the offer again, and a press of confirm as the first one ends (its words
-                # began over a second before) was ignored without a word while status spoke.
+                # times only the newest prompt), so that a press of confirm counts from the first time they
+                # were said: a press within a second of repeat (or status, help) saying a guess heard
+                # before was ignored (found by a review), and so was one as an offer ended while status,
+                # which no longer cuts it, spoke after it.
                 self._note_guess_said()
-                if not self._too_soon_to_confirm():
-                    # The guess was heard before this press (repeat, status, help) says it again, or its
-                    # words are cut: a press of confirm for it is no reaction to another guess's words, and
-                    # is taken at once (found by a review: a press within a second of repeat was ignored).
-                    self._heard_guess = self.referee.offered_guess
             if name in CUTS_SPEECH:
                 # What is being said is stale after these (or about to be said again): cut it and
                 # drop the queue, so a player who pressed repeat or undo hears the answer at once.
@@ -301,8 +296,6 @@ class Table:
         time since the offer counts (the page showed the guess before for as long as the words)."""
         if self.confirm_reaction is None or self.referee.offered_guess is None:
             return False
-        if self.referee.offered_guess is self._heard_guess:
-            return False  # heard already, before words said again
         offered_for = self.monotonic() - self._offered_at
         since = None if seen else getattr(self.speaker, "seconds_since_prompt", None)
         heard_for = since() if since is not None else offered_for
