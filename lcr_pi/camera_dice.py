@@ -154,11 +154,15 @@ def left_lying(reading, before) -> bool:
         return False
 
     def lay(d) -> bool:
-        side = max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
-        return any(math.dist(d.centre, b.centre) < SAME_PLACE * side
-                   and (d.face == b.face or not d.sure or not b.sure) for b in before)
+        return any(_lies_where(d, b) and (d.face == b.face or not d.sure or not b.sure) for b in before)
 
     return all(lay(d) for d in reading.dice)
+
+
+def _lies_where(die, before) -> bool:
+    """Whether ``die`` lies where ``before`` lay: their centres within :data:`SAME_PLACE` of its side."""
+    side = max(die.box[2] - die.box[0], die.box[3] - die.box[1], 1.0)
+    return math.dist(die.centre, before.centre) < SAME_PLACE * side
 
 
 def untouched(reading, before) -> tuple[int, ...]:
@@ -176,10 +180,8 @@ def untouched(reading, before) -> tuple[int, ...]:
     >>> untouched(Reading((die("R", 0), die("dot", 200)), "clear"), three)  # thrown
     ()
     """
-    return tuple(i for i, d in enumerate(reading.dice) if d.sure and any(
-        b.sure and d.face == b.face
-        and math.dist(d.centre, b.centre) < SAME_PLACE * max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
-        for b in before))
+    return tuple(i for i, d in enumerate(reading.dice)
+                 if d.sure and any(b.sure and d.face == b.face and _lies_where(d, b) for b in before))
 
 
 def _untouched_words(n: int) -> str:
