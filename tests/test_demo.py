@@ -39,10 +39,11 @@ def test_demo_bad_arguments_get_one_clear_line(capsys, argv, message):
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_a_table_larger_than_the_mock_board_is_drawn_with_seats_past_it_without_an_led(capsys):
+def test_a_table_larger_than_the_mock_board_is_drawn_with_seats_past_it_without_an_led(capsys, tmp_path):
     # Found by an audit (2026-12-03): 26 or more players failed with "bad pin 28 for the centre LED".
     players = ",".join(f"P{i}" for i in range(30))
-    assert main(["demo", "--typed", "--speech", "print", "--seed", "3", "--players", players]) == 0
+    assert main(["demo", "--typed", "--speech", "print", "--seed", "3", "--players", players,
+                 "--keep", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "[P24 " in out and "[P29 - ]" in out and "Game over" in out
 
