@@ -272,6 +272,12 @@ class ReopeningSource:
     recording (a video file or a folder of frames: ``recording`` true) that reaches its end is not
     reopened: the source is then ``exhausted``, as the recording is. (Reopened, it told the table
     "the camera has stopped ... the camera is back" every second, and played the night again.)
+
+    A camera that was let go (stuck in a capture when closed, see :class:`LiveCapture`) often cannot be
+    opened again in the same process: libcamera keeps it acquired while its close hangs. When
+    ``give_up_after`` is given and no frame has come for that many seconds since a camera was let go,
+    ``on_give_up(reason)`` is called, once: ``lcr-pi run`` then exits for systemd to restart it (a
+    restart frees the camera), the game resuming as after a power cut.
     """
 
     def __init__(
@@ -283,8 +289,14 @@ class ReopeningSource:
         on_back: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        give_up_after: float | None = None,
+        on_give_up: Callable[[str], None] | None = None,
     ):
         self.open_source = open_source
+        self.give_up_after, self.on_give_up = give_up_after, on_give_up
+        self._let_go = None  # the camera last let go, until a frame comes
+        self._let_go_at: float | None = None
+        self.gave_up = False
         self.sleep = sleep
         self.patience = patience
         self.on_lost = on_lost
@@ -315,6 +327,28 @@ class ReopeningSource:
                 self.on_lost(reason)
 
     def read(self):
+        frame = self._read()
+        if frame is not None:
+            self._let_go = self._let_go_at = None  # a camera came back: nothing to give up on
+        elif self._let_go_at is not None:
+            self._maybe_give_up()
+        return frame
+
+    def _maybe_give_up(self) -> None:
+        if self.gave_up or self.on_give_up is None or self.give_up_after is None:
+            return
+        waited = self.clock() - self._let_go_at
+        if waited < self.give_up_after:
+            return
+        self.gave_up = True
+        if getattr(self._let_go, "close_hung", False):
+            reason = "the camera stopped in a capture and never let go of it, not even to close"
+        else:
+            reason = f"the camera stopped in a capture and could not be opened again in {waited:.0f} s"
+        log.error("giving up on the camera: %s", reason)
+        self.on_give_up(reason)
+
+    def _read(self):
         if self.source is None:
             if self.clock() < self.retry_at:
                 # No camera: pause briefly so the referee loop waits instead of spinning a core.
@@ -339,6 +373,8 @@ class ReopeningSource:
                     self.source.close()
                 except Exception:  # noqa: BLE001 - closing a dead camera may fail too
                     pass
+                if getattr(self.source, "let_go", False) and self._let_go_at is None:
+                    self._let_go, self._let_go_at = self.source, self.clock()
                 self.source = None
                 self._mark_lost("no frames from the camera")
             return None
@@ -386,6 +422,8 @@ class LiveCapture:
         self._time: float | None = None
         self._closing = False
         self._closed = False  # the source was closed (once, by whichever thread got there first)
+        self.let_go = False  # close found the capture stuck and left it to its thread
+        self._closer: threading.Thread | None = None
         self._thread = threading.Thread(target=self._capture, name="camera-capture", daemon=True)
         self._thread.start()
 
@@ -437,12 +475,19 @@ class LiveCapture:
         if not self._thread.is_alive():
             return  # the capture thread closed the camera
         log.error("the camera gave no frame for a capture (it may have stopped); it is let go")
+        self.let_go = True
         if getattr(self.source, "closes_while_capturing", False):
-            closer = threading.Thread(target=self._close_source, name="camera-close", daemon=True)
+            closer = self._closer = threading.Thread(target=self._close_source, name="camera-close", daemon=True)
             closer.start()
             closer.join(self.close_wait)
             if closer.is_alive():
                 log.error("the camera did not close within %.0f s; it is left to its thread", self.close_wait)
+
+    @property
+    def close_hung(self) -> bool:
+        """The camera was let go and is still stuck: its capture has not returned, nor (for picamera2)
+        its close tried on another thread."""
+        return self.let_go and self._thread.is_alive() and (self._closer is None or self._closer.is_alive())
 
 
 def live_capture(source):

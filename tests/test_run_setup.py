@@ -365,3 +365,69 @@ def test_the_first_of_two_wild_picks_outlasts_a_pulled_plug_and_the_second_is_as
             "Press choose to hear each name, and confirm to pick.") in out
     assert "Two wilds!" not in out
     assert "Ann takes one chip from Bob and one chip from Cy." in out
+
+
+STALLED_NIGHT = r'''
+import sys, threading, time
+import numpy as np
+import lcr_pi.camera as camera
+import lcr_pi.vision.reader as reader
+from lcr_pi import cli
+from lcr_pi.commands import run as run_command
+from lcr_pi.errors import UserError
+
+class Reader:
+    def read(self, frame, *, dice_kind="auto", **options):
+        return reader.Reading((), "no_dice")
+
+class StallingCamera:  # as tests/test_table.py's: 2 frames, then a capture and a close that both hang
+    closes_while_capturing = True
+    def __init__(self):
+        self.left = 2
+    def read(self):
+        if self.left > 0:
+            self.left -= 1
+            return np.zeros((48, 64, 3), np.uint8)
+        threading.Event().wait()
+    def close(self):
+        threading.Event().wait()
+
+opened = []
+def open_frame_source(spec, **kw):
+    if opened:  # libcamera keeps the camera acquired while its close hangs
+        raise UserError("the Pi camera did not start (Device or resource busy)")
+    opened.append(1)
+    return StallingCamera()
+
+camera.open_frame_source = open_frame_source
+camera.live_capture = lambda source: camera.LiveCapture(source, wait=0.02, close_wait=0.2)
+reader.DiceReader = Reader
+run_command.CAMERA_GIVE_UP_AFTER = 1.0
+raise SystemExit(cli.main(sys.argv[1:]))  # as the console script does: the status systemd sees
+'''
+
+
+def test_a_stalled_camera_whose_close_hangs_ends_the_night_for_a_restart_and_the_game_resumes(tmp_path, monkeypatch,
+                                                                                              capsys):
+    # A camera stuck in a capture is let go, and when its close hangs too it cannot be opened again in
+    # this process: the table had buttons but no camera until someone pulled the plug. Now the program
+    # says so and exits (status 3, which the unit's Restart=on-failure restarts), the game on the card.
+    import json
+    import subprocess
+    from pathlib import Path
+
+    state, config = typed_night(tmp_path, 'players = ["Ann", "Bob", "Cy"]')
+    script = tmp_path / "stalled_night.py"
+    script.write_text(STALLED_NIGHT)
+    env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, str(script), "run", "--config", str(config), "--setup", "off", "--new"],
+                          input="L . C\n", capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "SAY: The camera stopped; restarting." in done.stdout
+    assert "giving up on the camera: the camera stopped in a capture and never let go of it" in done.stderr
+    saved = json.loads((state / "game.json").read_text())  # whole, and with the roll typed meanwhile
+    assert saved["format"] and saved["turn_label"] == 1 and saved["game"] is not None
+    assert not list(state.glob("*.tmp*"))  # no write was cut short
+    assert run_with(config, monkeypatch, "--setup", "off") == 0  # the restart
+    out = capsys.readouterr().out
+    assert "Welcome back." in out and "The last roll I counted was Ann's: L, dot, C." in out

@@ -1251,3 +1251,38 @@ def test_status_in_a_wild_choice_ends_with_its_reminder_which_a_pick_makes_stale
     table.action("help")
     table.action("choose", "Cy")
     assert not any("must first choose" in text for text, _ in speaker.waiting)
+
+
+def test_a_camera_let_go_is_given_up_on_only_when_none_comes_back_in_time():
+    class LetGo(ListSource):
+        let_go = True  # as LiveCapture after a close that found the capture stuck
+
+    now, gave_up, opens = [0.0], [], []
+
+    def open_camera():
+        opens.append(1)
+        if len(opens) == 1:
+            return LetGo([np.zeros((4, 4, 3), np.uint8)])
+        if now[0] < 50:
+            raise UserError("the camera is busy")
+        return ListSource([np.ones((4, 4, 3), np.uint8)] * 5)
+
+    source = ReopeningSource(open_camera, patience=2, clock=lambda: now[0], sleep=lambda s: None,
+                             give_up_after=60.0, on_give_up=gave_up.append)
+    assert source.read() is not None
+    assert source.read() is None and source.read() is None  # let go at t=0
+    for now[0] in (10.0, 30.0, 49.0):
+        assert source.read() is None
+    frames = []
+    for now[0] in (51.0, 53.0, 55.0, 57.0, 59.0):  # (the reopening backs off)
+        frames.append(source.read())
+    assert any(f is not None for f in frames) and gave_up == []  # back within the minute: the night goes on
+    for now[0] in (100.0, 200.0):
+        source.read()
+    assert gave_up == []
+    source = ReopeningSource(lambda: LetGo([]), patience=1, clock=lambda: now[0], sleep=lambda s: None,
+                             give_up_after=60.0, on_give_up=gave_up.append)
+    source.read()
+    for now[0] in (100.0, 200.0, 300.0, 400.0):
+        source.read()
+    assert gave_up == ["the camera stopped in a capture and could not be opened again in 100 s"]  # said once

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
 from dataclasses import replace
 
 from lcr_pi.camera_dice import encode_evidence
@@ -16,6 +18,17 @@ from lcr_pi.voice_setup import power_on_setup, remember_players
 HELP = "referee a game night: camera (or typed rolls), speech, LEDs and buttons"
 
 log = logging.getLogger("lcr_pi.run")
+
+#: The exit status when the camera is given up on (a camera let go that cannot be opened again): not 0
+#: and not 2 (which the unit does not restart), so that systemd's Restart=on-failure starts lcr-pi
+#: again, the camera freed, and the saved game resumes as after a power cut.
+CAMERA_RESTART_STATUS = 3
+#: Seconds after a camera stuck in a capture was let go with no frame from any camera since, before
+#: ``lcr-pi run`` gives up and exits for a restart.
+CAMERA_GIVE_UP_AFTER = 60.0
+#: The seconds an exit for a restart may take before the process ends itself (a camera driver's
+#: thread stuck at exit must not keep the table from its restart).
+EXIT_GRACE = 15.0
 
 
 def add_arguments(parser) -> None:
@@ -100,8 +113,16 @@ def run(args) -> int:
                 # The port in use, or an address the network has not given the Pi yet: the game is
                 # played without its page rather than not at all (systemd does not restart exit 2).
                 night.problems.append(f"the scoreboard page cannot start ({exc}). The game goes on without it")
+        stop = threading.Event()
+        gave_up: list[str] = []
+
+        def give_up(reason: str) -> None:
+            gave_up.append(reason)
+            stop.set()
+
         try:
-            dice_source = _camera_dice(settings, night, table.announce) if args.dice == "camera" else None
+            dice_source = (_camera_dice(settings, night, table.announce, on_give_up=give_up)
+                           if args.dice == "camera" else None)
             for problem in night.problems:
                 log.error("%s", problem)
                 # A problem may end in a sentence of its own ("It was kept as .../game-set-aside-....json."):
@@ -113,13 +134,36 @@ def run(args) -> int:
                 table.announce(BUTTON_GUIDE)
             if dice_source is None:
                 table.announce("Type each roll, for example L dot C, or 4 1 6.")
-            run_loop(table, actions=night.actions, dice_source=dice_source)
+            run_loop(table, actions=night.actions, dice_source=dice_source, stop=stop)
+            if gave_up:
+                # Each counted roll is already on the card (the store writes game.json atomically at
+                # each checkpoint, as a quit leaves it): the restart resumes it as after a power cut.
+                log.error("exiting for a restart (status %d): %s", CAMERA_RESTART_STATUS, gave_up[0])
+                table.announce("The camera stopped; restarting.")
+                wait = getattr(night.speaker, "wait_until_idle", None)
+                if wait is not None:
+                    wait(10)
+                _end_in_time(CAMERA_RESTART_STATUS)
+                return CAMERA_RESTART_STATUS
         finally:
             if scoreboard is not None:
                 scoreboard.stop()
     finally:
         night.close()
     return 0
+
+
+def _end_in_time(status: int) -> None:
+    """The process ends with ``status`` within ``EXIT_GRACE`` seconds even if a thread stuck in the camera
+    driver holds up its exit (systemd restarts only a process that ended)."""
+    def end() -> None:
+        log.error("the exit took over %.0f s (a camera thread stuck?): ending now", EXIT_GRACE)
+        logging.shutdown()
+        os._exit(status)
+
+    timer = threading.Timer(EXIT_GRACE, end)
+    timer.daemon = True
+    timer.start()
 
 
 def _say_settings_error(exc: UserError) -> None:
@@ -133,7 +177,7 @@ def _say_settings_error(exc: UserError) -> None:
     speaker.close()
 
 
-def _camera_dice(settings, night, say):
+def _camera_dice(settings, night, say, *, on_give_up=None):
     """The camera, the settle detector and the reader (fitted to the table when calibrated and taught);
     when the reader cannot start, typed rolls. ``say(text)`` tells the table that the camera stopped or
     came back, or gives frames the calibration does not fit: in a night ``Table.announce``, so that the
@@ -210,7 +254,8 @@ def _camera_dice(settings, night, say):
     def back():
         say("The camera is back.")
 
-    frames = ReopeningSource(open_camera, on_lost=lost, on_back=back)
+    frames = ReopeningSource(open_camera, on_lost=lost, on_back=back, on_give_up=on_give_up,
+                             give_up_after=CAMERA_GIVE_UP_AFTER)
     if calibration is not None:
         def sized(width, height):
             try:
