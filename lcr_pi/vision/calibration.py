@@ -17,7 +17,9 @@ Pure parts (no files, no camera): :func:`find_tray`, :func:`measure_die_px`, :fu
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -27,6 +29,8 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+
+log = logging.getLogger("lcr_pi.calibration")
 from lcr_pi.vision.reader import OTHER_SIZE, FrameMemo, asked, check_frame, describe_position, join_places, unsettled
 
 FORMAT_VERSION = 1
@@ -57,6 +61,7 @@ class Calibration:
     camera_controls: dict = field(default_factory=dict)  # picamera2 controls that lock exposure and colour
     reference_image: str | None = None  # PNG file name, beside the JSON file
     reference_empty: bool = False  # the reader saw no dice in the reference: it may guide reading
+    reference_sha256: str | None = None  # the reference file's sha256 (hex); None in files before it was written
     source: str = ""
     created: str = ""
     version: int = FORMAT_VERSION
@@ -92,6 +97,7 @@ class Calibration:
             "camera_controls": self.camera_controls,
             "reference_image": self.reference_image,
             "reference_empty": self.reference_empty,
+            "reference_sha256": self.reference_sha256,
             "source": self.source,
             "created": self.created,
         }
@@ -238,7 +244,14 @@ def locked_controls(metadata: dict) -> dict:
 
 def save_calibration(calibration: Calibration, path: str | Path, reference: np.ndarray | None = None,
                      reference_empty: bool = False) -> Path:
-    """Write the JSON (and the reference image as ``<stem>-empty.png`` beside it). Returns the JSON path.
+    """Write the JSON (and the reference image beside it, as ``<stem>-empty-<sha256's first 12>.png``).
+    Returns the JSON path.
+
+    The two files change as a pair: the picture is written under a name of its own content first, then
+    the JSON (atomically), which names it and its sha256, and only then are the pictures of the
+    calibration before removed. A save cut short anywhere leaves the JSON before naming its own picture,
+    untouched (found by a review: the picture was written over first, and a JSON write that failed left
+    the old JSON with the new picture).
 
     ``reference_empty``: the reader found no dice in ``reference``, so the game may use it to read
     only the part of the tray that changed (see :func:`changed_region`)."""
@@ -249,20 +262,42 @@ def save_calibration(calibration: Calibration, path: str | Path, reference: np.n
     # ("Permission denied"), and every night ran uncalibrated.
     readable = 0o644
     path = Path(path)
+    written = None
     try:
         if path.is_dir():
             raise UserError(f"{path} is a folder: give the calibration file's name (e.g. {path / 'table.json'})")
         path.parent.mkdir(parents=True, exist_ok=True)
         if reference is not None:
-            name = f"{path.stem}-empty.png"
             ok, png = cv2.imencode(".png", reference)
             if not ok:
-                raise UserError(f"{path.parent / name}: could not encode the reference image")
-            write_atomic(path.parent / name, png.tobytes(), mode=readable)
-            calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty))
+                raise UserError(f"{path.parent / (path.stem + '-empty.png')}: could not encode the reference image")
+            data = png.tobytes()
+            digest = hashlib.sha256(data).hexdigest()
+            name = f"{path.stem}-empty-{digest[:12]}.png"
+            if not (path.parent / name).exists():
+                written = path.parent / name
+            write_atomic(path.parent / name, data, mode=readable)
+            calibration = replace(calibration, reference_image=name, reference_empty=bool(reference_empty),
+                                  reference_sha256=digest)
+        else:
+            calibration = replace(calibration, reference_image=None, reference_empty=False, reference_sha256=None)
         write_atomic(path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode("utf-8"), mode=readable)
-    except OSError as exc:
+    except (OSError, UserError) as exc:
+        if written is not None:  # the new picture, that no JSON names: the calibration before stays as it was
+            try:
+                written.unlink()
+            except OSError:
+                pass
+        if isinstance(exc, UserError):
+            raise
         raise UserError(f"cannot save the calibration to {path} ({exc.strerror or exc})") from None
+    # The pictures of the calibrations before (the old format's <stem>-empty.png too): nothing names them now.
+    for old in path.parent.glob(f"{path.stem}-empty*.png"):
+        if old.name != calibration.reference_image:
+            try:
+                old.unlink()
+            except OSError as exc:
+                log.warning("could not remove the old reference image %s (%s)", old, exc.strerror or exc)
     return path
 
 
@@ -347,10 +382,15 @@ def parse_calibration(data, name: str) -> Calibration:
     empty = data.get("reference_empty", False)
     if not isinstance(empty, bool):
         raise UserError(f"{name}: 'reference_empty' must be true or false")
+    digest = data.get("reference_sha256")
+    if digest is not None and not (isinstance(digest, str) and len(digest) == 64
+                                   and all(c in "0123456789abcdef" for c in digest)):
+        raise UserError(f"{name}: 'reference_sha256' must be 64 lowercase hexadecimal digits")
     return Calibration(
         resolution=(width, height), tray=(x0, y0, x1, y1), tray_shape=str(tray.get("shape", "manual")),
         tray_outline=tuple((int(p[0]), int(p[1])) for p in outline), die_px=die_px, camera_controls=controls,
-        reference_image=ref, reference_empty=empty and ref is not None, source=str(data.get("source", "")),
+        reference_image=ref, reference_empty=empty and ref is not None,
+        reference_sha256=digest if ref is not None else None, source=str(data.get("source", "")),
         created=str(data.get("created", "")),
     )
 
@@ -378,6 +418,7 @@ def load_calibration(path: str | Path, resolution: tuple[int, int] | None = None
         cal = parse_calibration(data, str(path))
     except (OverflowError, ValueError, TypeError) as exc:  # a number too large for any pixel, and the like
         raise UserError(f"{path}: corrupt calibration ({exc})") from None
+    _check_reference_pair(cal, path)
     if resolution is not None:
         w, h = (int(v) for v in resolution)
         try:
@@ -385,6 +426,25 @@ def load_calibration(path: str | Path, resolution: tuple[int, int] | None = None
         except UserError as exc:
             raise UserError(f"{path}: {exc}") from None
     return cal
+
+
+def _check_reference_pair(cal: Calibration, path: Path) -> None:
+    """A calibration that names its reference's sha256 is one with its picture: a picture missing or
+    another than the one saved with it (a copy of half the pair, a card's damage) makes the pair
+    unusable. (Files from before the sha256 was written are read as they were.)"""
+    if cal.reference_image is None or cal.reference_sha256 is None:
+        return
+    picture = path.parent / cal.reference_image
+    try:
+        data = picture.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: its reference image {picture} is missing (copy both files, or run "
+                        "lcr-pi calibrate again)") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read its reference image {picture} ({exc.strerror or exc})") from None
+    if hashlib.sha256(data).hexdigest() != cal.reference_sha256:
+        raise UserError(f"{path}: its reference image {picture} is not the one saved with it (its sha256 does "
+                        "not match): run lcr-pi calibrate again")
 
 
 def load_reference(calibration: Calibration, json_path: str | Path) -> np.ndarray | None:

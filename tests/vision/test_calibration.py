@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import replace
 
 import cv2
@@ -286,8 +287,13 @@ def test_the_calibration_is_readable_by_the_service_user(tmp_path):
 
     cal = Calibration((320, 240), (10, 20, 300, 230), "round", ((10, 20), (300, 230)), 24.5, {}, source="x")
     path = save_calibration(cal, tmp_path / "table.json", reference=np.full((240, 320, 3), 90, np.uint8))
-    for saved in (path, tmp_path / "table-empty.png"):
+    for saved in (path, reference_of(path)):
         assert stat.S_IMODE(saved.stat().st_mode) == 0o644, saved
+
+
+def reference_of(path):
+    """The reference picture a saved calibration names (``table-empty-<its sha256's first 12>.png``)."""
+    return path.parent / json.loads(path.read_text())["reference_image"]
 
 
 def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
@@ -296,7 +302,7 @@ def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
                       {"AeEnable": False, "ExposureTime": 12000}, source="image:x.png")
     path = save_calibration(cal, tmp_path / "calibration" / "table.json", reference=image)
     data = json.loads(path.read_text())
-    assert data["version"] == 1 and data["resolution"] == [320, 240] and data["reference_image"] == "table-empty.png"
+    assert data["version"] == 1 and data["resolution"] == [320, 240] and data["reference_image"].startswith("table-empty-")
     loaded = load_calibration(path)
     assert loaded.tray == cal.tray and loaded.die_px == 24.5 and loaded.camera_controls == cal.camera_controls
     assert np.array_equal(load_reference(loaded, path), image)
@@ -307,9 +313,9 @@ def test_save_and_load_round_trip_with_the_reference_image(tmp_path):
     path = save_calibration(cal, tmp_path / "calibration" / "table.json", reference=image, reference_empty=True)
     checked = load_calibration(path)
     assert checked.reference_empty and np.array_equal(load_reference_or_none(checked, path)[0], image)
-    (tmp_path / "calibration" / "table-empty.png").write_bytes(b"not a png")
+    reference_of(path).write_bytes(b"not a png")
     ref, warning = load_reference_or_none(checked, path)
-    assert ref is None and "table-empty.png" in warning and "whole tray" in warning
+    assert ref is None and reference_of(path).name in warning and "whole tray" in warning
 
 
 def write(tmp_path, text, name="table.json"):
@@ -402,7 +408,7 @@ def test_calibrate_command_from_an_image(tmp_path, capsys):
     assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,600,460", "--die-px", "33"]) == 0
     cal = load_calibration(out)
     assert cal.tray == (20, 30, 600, 460) and cal.tray_shape == "manual" and cal.die_px == 33
-    assert cal.source == f"image:{image}" and (out.parent / "table-empty.png").is_file()
+    assert cal.source == f"image:{image}" and reference_of(out).is_file()
     assert "saved" in capsys.readouterr().out
     assert main(["calibrate", "--image", str(image), "--out", str(out), "--tray", "20,30,900,460"]) == 2
     assert "not a box inside the 640x480 frame" in capsys.readouterr().err
@@ -519,7 +525,7 @@ def test_calibrate_from_a_recording_takes_its_first_frame_as_the_empty_tray_and_
     out = tmp_path / "cal" / "table.json"
     assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out), "--tray", "20,30,600,460",
                  "--die-px", "33"]) == 0, capsys.readouterr().err
-    assert np.array_equal(cv2.imread(str(out.parent / "table-empty.png")), frames[0])
+    assert np.array_equal(cv2.imread(str(reference_of(out))), frames[0])
 
 
 def test_calibrate_refuses_a_blank_picture_and_keeps_the_old_calibration(tmp_path, capsys):
@@ -531,7 +537,7 @@ def test_calibrate_refuses_a_blank_picture_and_keeps_the_old_calibration(tmp_pat
     cv2.imwrite(str(black), np.full((480, 640, 3), 2, np.uint8))
     out = tmp_path / "cal" / "table.json"
     assert main(["calibrate", "--image", str(image), "--out", str(out), "--die-px", "33"]) == 0
-    before = out.read_bytes(), (out.parent / "table-empty.png").read_bytes()
+    before = out.read_bytes(), reference_of(out).read_bytes()
     capsys.readouterr()
     for pictures in (["--image", str(black)], ["--image", str(image), "--empty", str(black)]):
         assert main(["calibrate", *pictures, "--out", str(out)]) == 2
@@ -545,7 +551,7 @@ def test_calibrate_refuses_a_blank_picture_and_keeps_the_old_calibration(tmp_pat
     captured = capsys.readouterr()
     assert "the camera's picture of the empty tray: the picture is blank" in captured.err
     assert "roll the dice" not in captured.out
-    assert (out.read_bytes(), (out.parent / "table-empty.png").read_bytes()) == before
+    assert (out.read_bytes(), reference_of(out).read_bytes()) == before
 
 
 def test_calibrate_gives_up_on_a_camera_that_sends_no_frames(tmp_path, capsys, monkeypatch):
@@ -565,3 +571,69 @@ def test_calibrate_gives_up_on_a_camera_that_sends_no_frames(tmp_path, capsys, m
     monkeypatch.setattr(calibrate, "NO_FRAME_SECONDS", 0.3)
     assert main(["calibrate", "--camera", "webcam:0", "--yes", "--out", str(tmp_path / "table.json")]) == 2
     assert "the camera gave no frames in 0.3 s" in capsys.readouterr().err
+
+
+def test_a_save_that_fails_between_the_picture_and_the_json_leaves_the_old_calibration_whole(tmp_path, monkeypatch):
+    import lcr_pi.persist as persist
+    from lcr_pi.vision.calibration import (Calibration, load_calibration_or_default, load_reference_or_none,
+                                           save_calibration)
+
+    path = tmp_path / "table.json"
+    old_picture = np.full((48, 64, 3), 40, np.uint8)
+    save_calibration(Calibration((64, 48), (4, 4, 60, 44), die_px=8.0), path, reference=old_picture,
+                     reference_empty=True)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    write = persist.write_atomic
+
+    def cut(target, data, **kw):  # the picture is written, the JSON write is killed
+        if Path(target).suffix == ".json":
+            raise OSError(28, "No space left on device")
+        return write(target, data, **kw)
+
+    monkeypatch.setattr(persist, "write_atomic", cut)
+    with pytest.raises(UserError, match="cannot save the calibration"):
+        save_calibration(Calibration((64, 48), (8, 8, 56, 40), die_px=9.0), path,
+                         reference=np.full((48, 64, 3), 200, np.uint8), reference_empty=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # not a file changed, none left
+    cal, warning = load_calibration_or_default(path)
+    assert warning is None and cal.tray == (4, 4, 60, 44)
+    reference, warning = load_reference_or_none(cal, path)
+    assert warning is None and np.array_equal(reference, old_picture)
+    monkeypatch.setattr(persist, "write_atomic", write)
+    save_calibration(Calibration((64, 48), (8, 8, 56, 40), die_px=9.0), path,
+                     reference=np.full((48, 64, 3), 200, np.uint8), reference_empty=True)
+    assert len(list(tmp_path.glob("table-empty*.png"))) == 1  # the old picture went with its JSON
+
+
+def test_a_picture_that_is_not_the_calibrations_own_is_said_and_the_night_reads_uncalibrated(tmp_path):
+    import json
+
+    from lcr_pi.vision.calibration import Calibration, load_calibration_or_default, save_calibration
+
+    path = tmp_path / "table.json"
+    save_calibration(Calibration((64, 48), (4, 4, 60, 44), die_px=8.0), path,
+                     reference=np.full((48, 64, 3), 40, np.uint8), reference_empty=True)
+    picture = tmp_path / json.loads(path.read_text())["reference_image"]
+    cv2.imwrite(str(picture), np.full((48, 64, 3), 90, np.uint8))  # another empty tray under its name
+    cal, warning = load_calibration_or_default(path)
+    assert cal is None and warning == (f"{path}: its reference image {picture} is not the one saved with it (its "
+                                       "sha256 does not match): run lcr-pi calibrate again; reading the whole "
+                                       "frame without calibration")
+    picture.unlink()
+    cal, warning = load_calibration_or_default(path)
+    assert cal is None and warning.startswith(f"{path}: its reference image {picture} is missing")
+
+
+def test_a_calibration_of_the_format_before_the_sha256_is_still_read(tmp_path):
+    import json
+
+    from lcr_pi.vision.calibration import load_calibration_or_default, load_reference_or_none
+
+    path = tmp_path / "table.json"
+    cv2.imwrite(str(tmp_path / "table-empty.png"), np.full((48, 64, 3), 40, np.uint8))
+    path.write_text(json.dumps({"version": 1, "resolution": [64, 48], "tray": {"box": [4, 4, 60, 44]}, "die_px": 8,
+                                "reference_image": "table-empty.png", "reference_empty": True}))
+    cal, warning = load_calibration_or_default(path)
+    assert warning is None and cal.reference_sha256 is None
+    reference, warning = load_reference_or_none(cal, path)
+    assert warning is None and reference is not None
