@@ -29,9 +29,9 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
+from lcr_pi.vision.reader import OTHER_SIZE, FrameMemo, asked, check_frame, describe_position, join_places, unsettled
 
 log = logging.getLogger("lcr_pi.calibration")
-from lcr_pi.vision.reader import OTHER_SIZE, FrameMemo, asked, check_frame, describe_position, join_places, unsettled
 
 FORMAT_VERSION = 1
 DEFAULT_PATH = Path("calibration") / "table.json"
