@@ -190,6 +190,9 @@ class Referee:
         self.phase = "roll_off"
         self.roll_off: RollOff | None = None
         self._unsure: RollObservation | None = None
+        # Counts the guesses unsure reads offered (not saved: a restart offers none), so that a press of
+        # confirm can name the one it was for (:attr:`offer_number`).
+        self._offers = 0
         self._choice_index: int | None = None
         self._cycled = False  # the choose button has named a candidate since the decision began
         self._picked: list[int] = []
@@ -338,6 +341,7 @@ class Referee:
             # Unsure, or a die that may be leaning (most dice the reader calls cocked lie flat): a
             # new roll settles it, or someone who can see the dice confirms the reader's best guess.
             self._unsure = obs
+            self._offers += 1
             self.phase = "confirm_read"
             cocked = obs.verdict == "cocked"
             reason = obs.message or ("a die may be leaning, so it cannot be read" if cocked else "I am not sure of the dice")
@@ -407,6 +411,13 @@ class Referee:
     def offered_guess(self) -> tuple[str, ...] | None:
         """The faces an unsure read offered for a press of confirm, while that offer stands; else None."""
         return self._unsure.faces if self.phase == "confirm_read" and self._unsure is not None else None
+
+    @property
+    def offer_number(self) -> int | None:
+        """Which guess is offered now (the guesses offered are numbered from 1, a new one for each unsure
+        read, even of the same faces); None while none is. A press on the scoreboard page names the one it
+        showed, and is taken only for the one offered now (:class:`lcr_pi.table.SeenOnPage`)."""
+        return self._offers if self.offered_guess is not None else None
 
     @property
     def decision_picks(self) -> tuple[int, ...]:

@@ -235,13 +235,18 @@ class Table:
             if skip is not None:
                 skip()
 
-    def action(self, name: str, argument: str | None = None) -> bool:
-        """One button or typed command. Returns False when the person asked to quit."""
+    def action(self, name: str, argument: "str | SeenOnPage | None" = None) -> bool:
+        """One button or typed command. Returns False when the person asked to quit. A press of confirm
+        on the page (:class:`SeenOnPage`) for a guess no longer offered does nothing."""
         if name == "quit":
             return False
         if name == "roll":
             self.roll_seen(RollObservation(roll_tokens(argument or ""), source="keyboard"))
-        elif name == "confirm" and self._too_soon_to_confirm(seen=argument == SEEN_ON_PAGE):
+        elif (name == "confirm" and isinstance(argument, SeenOnPage)
+              and argument.offer != self.referee.offer_number):
+            log.info("a press of confirm on the page for guess %s is not taken: the guess offered now is %s",
+                     argument.offer, self.referee.offer_number)
+        elif name == "confirm" and self._too_soon_to_confirm(seen=isinstance(argument, SeenOnPage)):
             log.info("a press of confirm before the guess offered could be heard is not taken")
         else:
             if name == "confirm":
@@ -326,8 +331,18 @@ class Table:
 #: said for before a press of confirm takes it. A press within a second of new words beginning is a
 #: reaction to the words before them (the guess for the dice before a throw, cut as the new roll is read).
 CONFIRM_REACTION = 1.0
-#: The argument of a press of confirm on the scoreboard page (``("confirm", SEEN_ON_PAGE)``).
-SEEN_ON_PAGE = "seen on the page"
+
+
+@dataclass(frozen=True)
+class SeenOnPage:
+    """The argument of a press of confirm on the scoreboard page (``("confirm", SeenOnPage(offer))``):
+    ``offer``, the guess the page showed (:attr:`lcr_pi.referee.Referee.offer_number`; None: it showed
+    none). It is taken only for that guess, still on offer: found by a review, a press from a slow phone
+    for one guess, arriving a second after the next was offered, took the new one, which its presser
+    never saw, and the table heard as fact a roll no one had checked. A press for no guess (a Wild pick,
+    the next game) is not taken while a guess is offered."""
+
+    offer: int | None
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
 #: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves
@@ -342,7 +357,7 @@ CUTS_SPEECH = frozenset({"repeat", "undo", "new_game"})
 def run_loop(
     table: Table,
     *,
-    actions: "queue.Queue[tuple[str, str | None]]",
+    actions: "queue.Queue[tuple[str, str | SeenOnPage | None]]",
     dice_source=None,
     stop: threading.Event | None = None,
     idle_wait: float = 0.05,
@@ -361,7 +376,7 @@ def run_loop(
     # the guess it was for, held until the tray rests. Found by an audit: a helper's press while the
     # roller threw again took the guess as the roll, and the throw was then announced as the next
     # player's. A new roll makes the press stale; dice at rest as they lay take it.
-    held = None  # (the guess, the press's argument: SEEN_ON_PAGE from the page)
+    held = None  # (the guess, the press's argument: SeenOnPage from the page)
     table.start()
     while not stop.is_set():
         if max_seconds is not None and time.monotonic() - started > max_seconds:

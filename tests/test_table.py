@@ -17,7 +17,7 @@ from lcr_pi.errors import UserError
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import Game, GameConfig, SeriesRules
-from lcr_pi.table import SEEN_ON_PAGE, Table, run_loop
+from lcr_pi.table import SeenOnPage, Table, run_loop
 from lcr_pi.web.board import board_snapshot
 
 
@@ -1026,13 +1026,57 @@ def test_a_press_of_confirm_on_the_page_counts_once_the_page_showed_the_guess_fo
     # page before it.
     table, speaker, now = _queued_table(confirm_reaction=1.0)
     table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
-    table.action("confirm", SEEN_ON_PAGE)
+    offer = table.referee.offer_number
+    table.action("confirm", SeenOnPage(offer))
     assert table.referee.game.state.rolls == 0
     now[0] += 1.5
     table.action("confirm")  # a button: the words still wait
     assert table.referee.game.state.rolls == 0
-    table.action("confirm", SEEN_ON_PAGE)
+    table.action("confirm", SeenOnPage(offer))
     assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+
+
+def test_a_press_of_confirm_on_the_page_for_a_guess_no_longer_offered_does_nothing():
+    # Found by a review: a press on a slow phone for one guess that came more than a second after the next
+    # was offered took the new one, which its presser never saw, and the table heard as fact a roll no one
+    # checked. The press names the guess the page showed, and counts only for that one.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    first = table.referee.offer_number
+    now[0] += 3
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))  # thrown again: the same faces, unsure
+    second = table.referee.offer_number
+    assert second != first and table.referee.offered_guess == ("L", "dot", "C")
+    now[0] += 3  # the new guess shown for three seconds, and then the slow press for the first arrives
+    said = list(speaker.waiting)
+    table.action("confirm", SeenOnPage(first))
+    assert table.referee.phase == "confirm_read" and table.referee.game.state.rolls == 0
+    assert speaker.waiting == said  # nothing said: the page told its presser
+    table.action("confirm", SeenOnPage(None))  # a press from a page that showed no guess at all
+    assert table.referee.game.state.rolls == 0
+    table.action("confirm", SeenOnPage(second))
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+    assert table.referee.offer_number is None
+    table.action("confirm", SeenOnPage(second))  # the same press again: no guess is offered now
+    assert table.referee.game.state.rolls == 1
+
+
+def test_a_press_of_confirm_on_the_page_that_showed_no_guess_still_starts_the_next_game():
+    # What confirm does without a guess (the next game, a Wild pick): the page showed none, and none is offered.
+    now = [100.0]
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], starting_chips=1)), speaker=RecordingSpeaker(),
+                  monotonic=lambda: now[0], confirm_reaction=1.0)
+    table.start()
+    rng = random.Random(1)
+    while table.referee.phase != "game_over":
+        dice = table.referee.game.state.dice_to_roll
+        table.roll_seen(RollObservation(tuple(rng.choice("LCR.") for _ in range(dice))))
+    assert table.referee.offer_number is None
+    game = table.referee.game
+    table.action("confirm", SeenOnPage(1))  # a press for a guess offered long ago: not the next game
+    assert table.referee.game is game and table.referee.phase == "game_over"
+    table.action("confirm", SeenOnPage(None))
+    assert table.referee.game is not game and table.referee.phase != "game_over"
 
 
 def test_without_a_confirm_reaction_a_press_takes_the_guess_at_once():
@@ -1124,7 +1168,7 @@ def test_a_press_of_confirm_on_the_page_held_while_a_hand_passes_counts_by_the_p
             if self.polls == 2:  # the page has shown the guess for 3 s; a hand passes over the tray
                 now[0] += 3
                 self.stirred = True
-                actions.put(("confirm", SEEN_ON_PAGE))
+                actions.put(("confirm", SeenOnPage(table.referee.offer_number)))
             elif self.polls == 4:
                 self.stirred = False  # quiet: the dice as they lay
             self.exhausted = self.polls >= 6

@@ -18,7 +18,7 @@ from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 from lcr_pi.stats import odds_for_state
-from lcr_pi.table import SEEN_ON_PAGE, Table, run_loop
+from lcr_pi.table import SeenOnPage, Table, run_loop
 from lcr_pi.web import SpeakerControl, board_snapshot, check_bind, is_lan_address, parse_bind, start_scoreboard
 from lcr_pi.web import app as web_app
 from lcr_pi.web.board import odds_view
@@ -483,8 +483,52 @@ def test_the_pin_is_checked_on_every_control(served):
     assert client.control({"action": "choose", "choice": "Bob", "pin": PIN})[0] == 202
     assert [actions.get_nowait(), actions.get_nowait()] == [("undo", None), ("choose", "Bob")]
     # A confirm from the page is for the guess the page showed (Table.action takes it as seen, not heard).
-    assert client.control({"action": "confirm", "pin": PIN}) == (202, {"queued": "confirm"})
-    assert actions.get_nowait() == ("confirm", SEEN_ON_PAGE)
+    assert client.control({"action": "confirm", "guess": None, "pin": PIN}) == (202, {"queued": "confirm"})
+    assert actions.get_nowait() == ("confirm", SeenOnPage(None))
+
+
+def board_of(client) -> dict:
+    response, content = client.request("GET", "/board.json")
+    assert response.status == 200
+    return json.loads(content)
+
+
+def test_a_confirm_from_the_page_is_taken_only_for_the_guess_on_offer_now(served):
+    # Found by a review: a press on a slow phone for one guess, arriving more than a second after the next was
+    # offered, took the new one, which its presser never saw. The page sends the guess it showed.
+    table, actions, _, client = served
+    assert board_of(client)["guess"] is None
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    first = board_of(client)["guess"]
+    assert first["faces"] == ["L", "dot", "C"] and first["offer"] == table.referee.offer_number
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))  # thrown again, the same faces
+    second = board_of(client)["guess"]
+    assert second["faces"] == first["faces"] and second["id"] != first["id"]
+
+    stale = client.control({"action": "confirm", "guess": first["id"], "pin": PIN})
+    assert stale == (409, {"error": "That guess has changed: look at the dice and the page again."})
+    assert client.control({"action": "confirm", "guess": None, "pin": PIN}) == (
+        409, {"error": "A guess of the dice is offered now: look at the dice and the page again."})
+    # The same number shown by the page before the Pi restarted (the numbers begin again) is another guess.
+    before_restart = f"{'0' * 8 if not second['id'].startswith('0' * 8) else 'f' * 8}-{second['offer']}"
+    assert client.control({"action": "confirm", "guess": before_restart, "pin": PIN})[0] == 409
+    assert actions.empty()
+    assert client.control({"action": "confirm", "guess": second["id"], "pin": PIN}) == (202, {"queued": "confirm"})
+    assert actions.get_nowait() == ("confirm", SeenOnPage(second["offer"]))
+    assert table.referee.game.state.rolls == 0  # the table takes it when the press's turn comes
+
+
+@pytest.mark.parametrize("body, error", [
+    ({"action": "confirm"}, "Say which guess the page shows: send 'guess', the board's guess.id (null when it shows none)."),
+    ({"action": "confirm", "guess": 1}, "'guess' must be the board's guess.id, or null."),
+    ({"action": "undo", "guess": None}, "Only 'confirm' takes a guess."),
+])
+def test_a_confirm_that_does_not_say_which_guess_it_saw_is_refused(served, body, error):
+    # The page and the server ship together: a bare confirm (an old page) could take a guess no one saw.
+    table, actions, _, client = served
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    assert client.control({**body, "pin": PIN}) == (400, {"error": error})
+    assert actions.empty()
 
 
 @pytest.mark.parametrize("body, status", [

@@ -8,7 +8,9 @@ Routes, all fixed (nothing in a request names a file):
   table kept last, whatever the query string says);
 * ``POST /api/action``, ``POST /api/speech`` and ``POST /api/players`` the controls: only with a PIN in
   the config, checked on every request, and only names from :data:`CONTROL_ACTIONS`; the players (names
-  in seat order) start a new game with them, before a game's first roll or after its end.
+  in seat order) start a new game with them, before a game's first roll or after its end. A confirm
+  names the guess the page shows (``"guess"``: the board's ``guess.id``, or null when it shows none) and
+  is refused (409) when that is not the guess offered now.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import bottle
 
-from lcr_pi.table import SEEN_ON_PAGE
+from lcr_pi.table import SeenOnPage
 from lcr_pi.voice_setup import MAX_PLAYERS, MIN_PLAYERS
 from lcr_pi.web.lan import check_bind, is_lan_address, is_local_host, search_domains
 from lcr_pi.web.live import LiveBoard, PinGuard
@@ -224,11 +226,34 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
                     raise Refused(400, "Choose one of the players by name.")
             elif choice is not None:
                 raise Refused(400, "Only 'choose' takes a player.")
+            if name == "confirm":
+                choice = SeenOnPage(confirmed_guess(body))
+            elif "guess" in body:
+                raise Refused(400, "Only 'confirm' takes a guess.")
         except Refused as exc:
             return json_response({"error": exc.message}, exc.status, exc.headers)
-        # A confirm from the page was for the guess the page showed, not one heard (Table.action).
-        actions.put((name, SEEN_ON_PAGE if name == "confirm" else choice))
+        # A confirm from the page was for the guess the page showed, not one heard: the table takes it only
+        # while that guess is still the one offered (Table.action checks again when the press's turn comes).
+        actions.put((name, choice))
         return json_response({"queued": name}, 202)
+
+    def confirmed_guess(body: dict) -> int | None:
+        """The number of the guess a press of confirm is for: the one offered now, when the ``guess`` the
+        page sends (the board's ``guess.id``, null when it shows none) names it; else :class:`Refused`."""
+        if "guess" not in body:
+            # The page and the server ship together: a press that does not say which guess it saw could take
+            # one its presser never saw, so it is refused rather than guessed at.
+            raise Refused(400, "Say which guess the page shows: send 'guess', the board's guess.id "
+                               "(null when it shows none).")
+        shown = body["guess"]
+        if shown is not None and not isinstance(shown, str):
+            raise Refused(400, "'guess' must be the board's guess.id, or null.")
+        offer = board.table.referee.offer_number
+        if shown != board.guess_id(offer):
+            raise Refused(409, "That guess has changed: look at the dice and the page again."
+                          if shown is not None else
+                          "A guess of the dice is offered now: look at the dice and the page again.")
+        return offer
 
     @app.post("/api/players")
     def change_players():

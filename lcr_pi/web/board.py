@@ -52,6 +52,7 @@ def board_snapshot(referee) -> dict:
         "variant": config.variant_name,
         "rolls": state.rolls if state else 0,
         "turn": _turn(referee),
+        "guess": _guess(referee),
         "decision": _decision(referee),
         "history": _history(game, config.players) if game is not None else [],
         "series": _series(series),
@@ -124,6 +125,14 @@ def _turn(referee) -> dict:
         guess = spoken_faces(referee.offered_guess or ())
         text += f" (the last read was unsure: roll again, or confirm it if the dice show {guess})"
     return {"seat": state.current, "player": state.current_player, "dice": state.dice_to_roll, "text": text}
+
+
+def _guess(referee) -> dict | None:
+    """The guess an unsure read offers for a press of confirm: its faces and its number (the server adds
+    the ``id`` a press from the page sends back, :meth:`lcr_pi.web.live.LiveBoard.guess_id`)."""
+    if referee.offered_guess is None:
+        return None
+    return {"offer": referee.offer_number, "faces": list(referee.offered_guess)}
 
 
 def _decision(referee) -> dict | None:

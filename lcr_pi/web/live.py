@@ -99,8 +99,11 @@ class LiveBoard:
         if self.speech is not None:
             rate, volume = self.speech.get()
             speech = {"rate": rate, "volume": volume}
+        guess = self._board.get("guess")
         payload = {
             **self._board,
+            # The id a press of confirm on the page sends back: the Pi's server checks it is the guess on offer.
+            "guess": {**guess, "id": self.guess_id(guess["offer"])} if guess else None,
             "boot": self.boot,
             "seq": self._seq,
             "odds": self._odds,
@@ -117,6 +120,12 @@ class LiveBoard:
         self._changed.notify_all()
 
     # -- the page's threads ------------------------------------------------------------------------
+
+    def guess_id(self, offer: int | None) -> str | None:
+        """The id the page is given for the guess numbered ``offer`` (:attr:`lcr_pi.referee.Referee.offer_number`),
+        with this start's ``boot``: after a restart the numbers begin again, and a page still showing a guess
+        offered before it names none offered since."""
+        return None if offer is None else f"{self.boot}-{offer}"
 
     def current(self) -> tuple[int, str]:
         with self._changed:

@@ -333,6 +333,9 @@
     const action = button.dataset.action;
     const body = { action };
     if (button.dataset.choice) body.choice = button.dataset.choice;
+    // A confirm names the guess this page shows (none: null), and the Pi takes it only for that guess, still
+    // on offer: from a slow phone, a press for one guess must not take the next, which no one here saw.
+    if (action === "confirm") body.guess = board && board.guess ? board.guess.id : null;
     if (action === "new_game") closeNewGame();
     post("/api/action", body, () => ACTION_DONE[action] || "Sent.");
   }
