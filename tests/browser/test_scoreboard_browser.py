@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 import pytest
 
+from lcr_pi.announce import spoken_faces
 from lcr_pi.inputs import ActionQueue
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation
@@ -87,10 +88,10 @@ class TrayRolls:
 
     def poll(self):
         try:
-            faces = self.thrown.get(timeout=0.02)  # waits a little, as a camera waits for its next frame
+            faces, verdict = self.thrown.get(timeout=0.02)  # waits a little, as a camera waits for its next frame
         except queue.Empty:
             return None
-        return RollObservation(tuple(faces), evidence=np.zeros((4, 4, 3), np.uint8))
+        return RollObservation(tuple(faces), verdict, evidence=np.zeros((4, 4, 3), np.uint8))
 
 
 class GameMaster:
@@ -128,15 +129,16 @@ class GameMaster:
         with self._done:
             assert self._done.wait_for(lambda: self._batches > seen, timeout=timeout), "the game loop is stuck"
 
-    def roll(self, wild: bool = False) -> None:
-        """Throw the right number of dice (random faces from a seeded generator, or a Wild) and wait."""
+    def roll(self, wild: bool = False, unsure: bool = False) -> None:
+        """Throw the right number of dice (random faces from a seeded generator, or a Wild) and wait;
+        ``unsure``: the reader is unsure of them, and offers them as its guess for a press of confirm."""
         n = self.referee.game.state.dice_to_roll
         faces = ["W"] + ["dot"] * (n - 1) if wild else [self.rng.choice(["L", "C", "R", "dot", "dot", "dot"])
                                                           for _ in range(n)]
         with self._done:
             seen = self._batches
         self.last_thrown = faces
-        self.tray.thrown.put(faces)
+        self.tray.thrown.put((faces, "unsure" if unsure else "clear"))
         self.wait_batches(seen)
 
     def state(self) -> dict:
@@ -151,6 +153,7 @@ class GameMaster:
             "odds": odds_view(odds_for_state(s))["percent"],
             "speech": list(SpeakerControl.of(self.speaker).get()),
             "thrown": self.last_thrown,
+            "guess": spoken_faces(ref.offered_guess) if ref.offered_guess else None,
         }
 
     def blink(self) -> None:
@@ -201,7 +204,7 @@ def serve_game_master(gm: GameMaster):
     @app.post("/roll")
     def roll():
         body = bottle.request.json or {}
-        gm.roll(wild=bool(body.get("wild")))
+        gm.roll(wild=bool(body.get("wild")), unsure=bool(body.get("unsure")))
         return reply(gm.state())
 
     @app.post("/blink")
