@@ -7,11 +7,17 @@ read out after the correction. A press of choose drops only the prompts (:meth:`
 the names offered before it and the Wild explanation, not the roll's words queued around them.
 
 Speech must never stop a game: if espeak-ng is missing the words are printed (and the table is told once
-how to turn speech on); if it fails mid-game (no sound card, a crash, a process that hangs) the speaker
-says so once and prints, and tries espeak-ng again every :data:`RETRY_SECONDS` (a USB speaker that comes
-up late, or is plugged back in, speaks again). A sentence may take at most a generous time for its words
-(:func:`speaking_time_limit`); a hung espeak-ng or aplay is killed, so later sentences are not stuck
-behind it.
+how to turn speech on); if it fails mid-game (a crash, a process that hangs) the speaker says so once and
+prints, and tries espeak-ng again with a sentence every :data:`RETRY_SECONDS`. When it fails because no
+sound card is there (yet: at power-on a USB speaker or HDMI audio often appears seconds after the service
+starts; or a speaker unplugged), the words are printed and also held, and the speaker tries the sound card
+again on its own, every :data:`DEVICE_RETRY_FAST_SECONDS` for the first :data:`DEVICE_FAST_WINDOW_SECONDS`
+of the silence, then every :data:`DEVICE_RETRY_SECONDS`. When sound comes, the table hears what it missed
+and still matters: the words held are dropped as queued words are (a roll counted meanwhile drops the
+turn words before it, :meth:`EspeakSpeaker.skip_queued`; the table's own words, :meth:`EspeakSpeaker.say_kept`,
+are kept), at most :data:`HELD_LIMIT` sentences, each once. A sentence may take at most a generous time
+for its words (:func:`speaking_time_limit`); a hung espeak-ng or aplay is killed, so later sentences are
+not stuck behind it.
 
 >>> import io
 >>> out = io.StringIO()
@@ -47,6 +53,12 @@ MIN_RATE_WPM = 80
 MAX_RATE_WPM = 450  # espeak-ng's own ceiling; fast listeners use 300-450
 INSTALL_HINT = "sudo apt install espeak-ng"
 RETRY_SECONDS = 30.0  # after speech failed, espeak-ng is tried again this long after the last failure
+NO_SOUND_CARD = "found no sound card"  # the problem _problem() names when ALSA finds no device (yet)
+DEVICE_RETRY_FAST_SECONDS = 1.5  # no sound card: tried again this often at first (a card coming up at boot)
+DEVICE_FAST_WINDOW_SECONDS = 60.0  # ... for this long after the silence began
+DEVICE_RETRY_SECONDS = 10.0  # ... then this often (a speaker plugged in later)
+HELD_LIMIT = 12  # sentences held for the table while there is no sound card (the oldest turn words go first)
+POLL_SECONDS = 0.25  # while words are held, the worker looks at the clock this often (real time)
 CUE_TIME_LIMIT = 5.0  # seconds a cue sound may take before it is taken for hung
 
 
@@ -273,6 +285,11 @@ class EspeakSpeaker:
         self.history: list[tuple[str, str]] = []
         self.failure: str | None = None  # why speech fell back to printing, while it has
         self._failed_at = 0.0  # time.monotonic() of the last failure
+        self._silence_began = 0.0  # self.clock() when the failure began (no sound card: fast retries at first)
+        #: Sentences not heard for want of a sound card, said when it comes: queue items, in order.
+        self._held: list[tuple] = []
+        #: Sentences said late, when the sound card came (the catch-up), in order.
+        self.caught_up: list[str] = []
         self.clock = time.monotonic
         self._printer = PrintSpeaker(stream)
         self._cue_dir: tempfile.TemporaryDirectory | None = None
@@ -382,38 +399,121 @@ class EspeakSpeaker:
     # -- the worker's side -----------------------------------------------------------------------------
 
     def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
+        while True:
             try:
-                self._perform(*item)
+                # While words wait for a sound card, the worker wakes to try it again on its own: at
+                # power-on nothing else may be said for minutes after the welcome.
+                item = self._queue.get(timeout=POLL_SECONDS if self._held else None)
+            except queue.Empty:
+                item = ()
+            if item is None:
+                break
+            try:
+                if item:
+                    self._perform(*item)
+                if self._held and self.clock() >= self._next_device_try():
+                    self._say_held()
             except Exception as exc:  # a bug here must not silence the rest of the game
                 log.exception("speech worker error")
                 self._fail(f"internal error: {exc}")
             finally:
-                with self._idle:
-                    self._pending -= 1
-                    self._idle.notify_all()
+                if item:
+                    with self._idle:
+                        self._pending -= 1
+                        self._idle.notify_all()
         with self._idle:
             self._pending = 0
             self._idle.notify_all()
+
+    def _dropped(self, generation: int, number: int, kept: bool, prompt: bool) -> bool:
+        """Whether stop_talking, skip_queued or drop_prompts dropped this item (call under self._lock)."""
+        return (generation != self._generation or (number <= self._skip_through and not kept)
+                or (prompt and number <= self._prompts_through))
+
+    def _no_sound_card(self) -> bool:
+        return self.failure is not None and self.failure.endswith(NO_SOUND_CARD)
+
+    def _next_device_try(self) -> float:
+        """When the sound card is tried again: often at first after the silence began, then less often."""
+        fast = self._failed_at - self._silence_began < DEVICE_FAST_WINDOW_SECONDS
+        return self._failed_at + (DEVICE_RETRY_FAST_SECONDS if fast else DEVICE_RETRY_SECONDS)
+
+    def _hold(self, item: tuple) -> None:
+        """Keep a sentence not heard for want of a sound card (call under self._lock): at most HELD_LIMIT,
+        the oldest turn words dropped first (the table's own words are kept longest), each text once."""
+        self._held = [held for held in self._held
+                      if not self._dropped(*held[:2], *held[4:]) and held[3] != item[3]]
+        self._held.append(item)
+        while len(self._held) > HELD_LIMIT:
+            turn_words = [held for held in self._held if not held[4]]
+            self._held.remove(turn_words[0] if turn_words else self._held[0])
+
+    def _say_held(self) -> None:
+        """Try the sound card with the words held: said in order, those dropped meanwhile skipped; if it
+        is still missing, they wait for the next try."""
+        with self._lock:
+            self._held = [held for held in self._held if not self._dropped(*held[:2], *held[4:])]
+            if not self._held:
+                return
+            log.info("trying the sound card again with %d sentences held", len(self._held))
+        while True:
+            with self._lock:
+                if not self._held:
+                    break
+                generation, number, _, payload, kept, prompt = item = self._held[0]
+                if self._dropped(generation, number, kept, prompt):
+                    self._held.pop(0)
+                    continue
+            heard = self._speak(item, printed=True, retrying=True)
+            with self._lock:
+                if self._held and self._held[0] is item:
+                    self._held.pop(0)
+                if heard:
+                    if not self._dropped(generation, number, kept, prompt):  # not cut on purpose
+                        self.caught_up.append(payload)
+                elif self._no_sound_card() and not self._dropped(generation, number, kept, prompt):
+                    self._held.insert(0, item)  # still no sound card: it waits for the next try
+                    return
+                else:
+                    self._held.clear()  # another failure: printed already, as every sentence then
+                    return
 
     def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool, prompt: bool) -> None:
         if prompt:
             with self._idle:  # reached: said from now on, or dropped (seconds_since_prompt)
                 self._prompt_reached, self._prompt_reached_at = number, self.clock()
         with self._lock:
-            if (generation != self._generation or (number <= self._skip_through and not kept)
-                    or (prompt and number <= self._prompts_through)):
+            if self._dropped(generation, number, kept, prompt):
                 return  # dropped by stop_talking, skip_queued or drop_prompts
             if kind == "say":
                 self.spoken.append(payload)
             self.history.append((kind, payload))
+            if kind == "cue" and self._no_sound_card():
+                return  # a cue for news the table may never hear in its time: not held
             retrying = False
             if kind == "say" and (self.failure is not None or self.echo):
                 self._printer.say(payload)
+                if self._no_sound_card():
+                    self._hold((generation, number, kind, payload, kept, prompt))
+                    return  # tried with the words held, when it is time (_run)
                 if self.failure is not None:
                     if self.clock() - self._failed_at < RETRY_SECONDS:
                         return
                     retrying = True  # printed already; espeak-ng is tried again with this sentence
+        item = (generation, number, kind, payload, kept, prompt)
+        if not self._speak(item, printed=retrying or (kind == "say" and self.echo), retrying=retrying) \
+                and kind == "say" and self._no_sound_card():
+            with self._lock:
+                if not self._dropped(generation, number, kept, prompt):
+                    self._hold(item)  # not heard: said when the sound card comes
+
+    def _speak(self, item: tuple, *, printed: bool, retrying: bool) -> bool:
+        """Run espeak-ng (or the cue's player) for one item; True if it was heard (or cut on purpose, or
+        skipped). A failure is reported: the sentence printed unless ``printed``."""
+        generation, number, kind, payload, kept, prompt = item
+        with self._lock:
+            if self._dropped(generation, number, kept, prompt):
+                return True
             if kind == "say":
                 command = [self.program, "-v", self.voice, "-s", str(self.rate_wpm), "-a", str(self.amplitude),
                            "-b", "1", "--stdin"]
@@ -423,7 +523,7 @@ class EspeakSpeaker:
             else:
                 command = self._cue_command(payload)
                 if command is None:
-                    return
+                    return True
                 text = None
             try:
                 # Started under the lock so that stop_talking either sees it and kills it, or bumps the
@@ -437,8 +537,8 @@ class EspeakSpeaker:
                 self._current_is_prompt = prompt
             except OSError as exc:
                 self._current = None
-                self._report(kind, payload, f"could not start {command[0]}: {exc}")
-                return
+                self._report(kind, payload, f"could not start {command[0]}: {exc}", printed=printed)
+                return False
         limit = speaking_time_limit(payload, self.rate_wpm) if text is not None else CUE_TIME_LIMIT
         try:
             _, err = process.communicate(text.encode("utf-8") if text is not None else None, timeout=limit)
@@ -448,19 +548,22 @@ class EspeakSpeaker:
             with self._lock:
                 self._current, self._current_is_prompt = None, False
                 if generation == self._generation:
-                    self._report(kind, payload, f"{command[0]} did not finish within {limit:.0f} s", printed=retrying)
-            return
+                    self._report(kind, payload, f"{command[0]} did not finish within {limit:.0f} s", printed=printed)
+                    return False
+            return True
         with self._lock:
             self._current, self._current_is_prompt = None, False
             if generation != self._generation or (prompt and number <= self._prompts_through):
-                return  # cut short on purpose
+                return True  # cut short on purpose
             problem = _problem(process.returncode, err)
             if problem:
-                self._report(kind, payload, f"{command[0]} {problem}", printed=retrying)
-            elif retrying:
+                self._report(kind, payload, f"{command[0]} {problem}", printed=printed)
+                return False
+            if retrying and kind == "say" and self.failure is not None:
                 log.warning("speech is back (it had failed: %s)", self.failure)
                 self.failure = None
                 print("Speech is back.", file=self._printer.stream or sys.stdout, flush=True)
+            return True
 
     def _report(self, kind: str, payload: str, problem: str, *, printed: bool = False) -> None:
         """A failed sentence falls back to print (it is printed, not lost); a failed cue just stops cues."""
@@ -468,6 +571,8 @@ class EspeakSpeaker:
             self._fail(problem)
             if not self.echo and not printed:  # echoed or printed already
                 self._printer.say(payload)
+        elif problem.endswith(NO_SOUND_CARD):
+            log.warning("a cue sound was not played: %s", problem)  # cues come back with the sound card
         elif not self._cues_broken:
             self._cues_broken = True
             log.warning("cue sounds failed: %s", problem)
@@ -475,11 +580,20 @@ class EspeakSpeaker:
 
     def _fail(self, problem: str) -> None:
         self._failed_at = self.clock()
+        if self.failure is not None and self._no_sound_card() != problem.endswith(NO_SOUND_CARD):
+            self.failure = None  # another kind of failure now: said as such
         if self.failure is None:
             self.failure = problem
+            self._silence_began = self._failed_at
             log.error("speech failed: %s", problem)
-            print(f"Speech failed ({problem}); printing the words instead, and trying again every "
-                  f"{RETRY_SECONDS:.0f} seconds.", file=self._printer.stream or sys.stdout, flush=True)
+            if problem.endswith(NO_SOUND_CARD):
+                print(f"Speech failed ({problem}); printing the words instead, and trying the sound card again "
+                      f"every {DEVICE_RETRY_FAST_SECONDS:g} seconds for a minute, then every "
+                      f"{DEVICE_RETRY_SECONDS:g} seconds. When it comes, what the table missed is said.",
+                      file=self._printer.stream or sys.stdout, flush=True)
+            else:
+                print(f"Speech failed ({problem}); printing the words instead, and trying again every "
+                      f"{RETRY_SECONDS:.0f} seconds.", file=self._printer.stream or sys.stdout, flush=True)
 
     def _next_file(self, suffix: str) -> Path:
         self._files_written += 1
