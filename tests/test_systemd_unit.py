@@ -387,8 +387,8 @@ def test_no_sound_card_prints_the_words_and_the_game_goes_on(tmp_path, monkeypat
                        pause_s=1.0)
     out = capsys.readouterr().out
     assert status == 0
-    assert ("Speech failed (espeak-ng found no sound card); printing the words instead, and trying again every "
-            "30 seconds.") in out
+    assert ("Speech failed (espeak-ng found no sound card); printing the words instead, and trying the sound "
+            "card again every 1.5 seconds for a minute, then every 10 seconds.") in out
     log = (tmp_path / "state" / "game-log.jsonl").read_text()
     assert '"chips":[1,4,3]' in log and '"roll":["L",".","C"]' in log  # refereed and saved
     assert any("speech failed: espeak-ng found no sound card" in r.getMessage() for r in caplog.records)
