@@ -867,7 +867,10 @@ class Referee:
         # A long press may be an accident (a slow press, someone leaning on the button): the game it
         # ends is kept, and undo brings it back until the new game's first turn is undone too
         # (found by an audit: three turns were lost for good, "Nothing to undo").
-        before = (self.game, self.series, self._series_before_win) if self.game is not None else None
+        # The first of two Wild picks goes with it (found by a review: a long press between the picks, then
+        # undo, brought the game back without the first pick, and the whole question was asked again).
+        before = ((self.game, self.series, self._series_before_win, list(self.decision_picks))
+                  if self.game is not None else None)
         keep = before is not None and (self.game.can_undo or self.phase == "game_over")
         if not keep and self._before_new_game is not None:
             # A second press before the new game had a turn (often, after an accidental one): the
@@ -885,17 +888,25 @@ class Referee:
 
     def _undo_new_game(self) -> list:
         """Bring back the game a long press ended (its series tally too), where it was."""
-        self.game, self.series, self._series_before_win = self._before_new_game
+        self.game, self.series, self._series_before_win, picked = self._before_new_game
         self._before_new_game = None
         self._clear_pending()
         self.roll_off, self._roll_offs_before = None, []
         state = self.game.state
         self.phase = self._phase_of_game()
+        self._picked = list(picked) if self.phase == "await_decision" else []
         words = ["The new game is taken back; the last one goes on where it was."] + self._status_words()
-        out = self._speak(words)
-        if self.phase == "await_decision":
-            out += self._speak(self._decision_question(), extend=True, prompt=True)
-        return out + [ShowTurn(state.current), self._checkpoint("undo new game")]
+        details = {"picked": [self.config.players[s] for s in self._picked]} if self._picked else {}
+        if self._picked:
+            # As after a restart between the two picks: the status's reminder says the first pick and asks
+            # for the second, a prompt (the next press of choose makes it stale), not the whole question.
+            *words, reminder = words
+            out = self._speak(words) + self._speak([reminder], extend=True, prompt=True)
+        else:
+            out = self._speak(words)
+            if self.phase == "await_decision":
+                out += self._speak(self._decision_question(), extend=True, prompt=True)
+        return out + [ShowTurn(state.current), self._checkpoint("undo new game", **details)]
 
     # -- helpers ----------------------------------------------------------------------------------
 

@@ -959,3 +959,47 @@ def test_undoing_a_first_wild_pick_lights_the_chooser_not_the_player_taken_back(
     out = ref.on_action("undo")
     assert said(out).startswith("Taken back: the chip from Bob.") and ShowTurn(0) in out
     assert [o for o in Referee.restore(ref.snapshot()).start() if isinstance(o, ShowTurn)] == [ShowTurn(0)]
+
+
+def test_undo_after_a_long_press_between_two_wild_picks_brings_back_the_first_pick():
+    # Found by a review: with two W, a long press (a new game) while the second player was being chosen,
+    # then undo, brought the game back without the first pick, and the whole question was asked again.
+    ref = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    ref.on_roll(clear("W", "W", "."))
+    assert said(ref.on_action("choose", "Bob")) == "One chip from Bob. Choose the second."
+    ref.on_action("choose")  # Bob again, offered for the second chip
+    assert said(ref.on_action("new_game")).startswith("Starting a new game. Undo brings the last one back.")
+    assert ref.decision_picks == () and ref.phase == "await_roll"
+    out = ref.on_action("undo")
+    reminder = ("Ann takes one chip from Bob and must choose whom to take the second from. "
+                "Press choose to hear each name, and confirm to pick.")
+    assert said(out).startswith("The new game is taken back; the last one goes on where it was.")
+    assert said(out).endswith(reminder) and "Two wilds!" not in said(out)
+    assert [o for o in out if isinstance(o, Prompt)] == [Prompt(reminder)]  # the next press of choose makes it stale
+    assert ref.phase == "await_decision" and ref.decision_picks == (1,)
+    assert ref.snapshot()["decision_picks"] == [1]  # saved so: a power cut now asks only for the second
+    checkpoint = next(o for o in out if isinstance(o, Checkpoint))
+    assert checkpoint.record["what"] == "undo new game" and checkpoint.record["picked"] == ["Bob"]
+    assert said(ref.on_action("repeat")) == said(out)
+    # The second choice goes on from the first name; the first pick still counts.
+    assert said(ref.on_action("choose")).startswith("Bob, with two chips?")  # one of Bob's three is taken
+    out = ref.on_action("choose", "Cy")
+    assert "Ann takes one chip from Bob and one chip from Cy." in said(out)
+    assert ref.game.state.chips == (5, 2, 2, 3)
+    # A second long press before the new game has a turn still brings back the same decision.
+    ref2 = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    ref2.on_roll(clear("W", "W", "."))
+    ref2.on_action("choose", "Dee")
+    ref2.on_action("new_game")
+    ref2.on_action("new_game")
+    assert said(ref2.on_action("undo")).endswith(reminder.replace("Bob", "Dee"))
+    assert ref2.decision_picks == (3,)
+
+
+def test_undo_after_a_long_press_before_any_wild_pick_asks_the_whole_question_again():
+    ref = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    ref.on_roll(clear("W", "W", "."))
+    ref.on_action("new_game")
+    out = ref.on_action("undo")
+    assert "Two wilds! Ann, take two chips" in said(out) and ref.decision_picks == ()
+    assert ref.phase == "await_decision"

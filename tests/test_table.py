@@ -1330,3 +1330,19 @@ def test_a_camera_let_go_is_given_up_on_only_when_none_comes_back_in_time():
     for now[0] in (100.0, 200.0, 300.0, 400.0):
         source.read()
     assert gave_up == ["the camera stopped in a capture and could not be opened again in 100 s"]  # said once
+
+
+def test_undo_after_a_long_press_between_two_wild_picks_is_heard_with_the_first_pick(tmp_path):
+    # Found by a review: the table heard the whole Wild question again after undo, the first pick lost.
+    referee, speaker, store = night(tmp_path, ("roll", "W W ."), ("choose", "Bob"), ("choose", None),
+                                    ("new_game", None), ("undo", None),
+                                    config=GameConfig.create(["Ann", "Bob", "Cy", "Dee"], variant="wild"))
+    heard = speaker.spoken[speaker.spoken.index("The new game is taken back; the last one goes on where it was."):]
+    assert heard[-1] == ("Ann takes one chip from Bob and must choose whom to take the second from. "
+                         "Press choose to hear each name, and confirm to pick.")
+    assert not any(text.startswith("Two wilds!") for text in heard)
+    assert referee.decision_picks == (1,)
+    # The plug pulled now: the first pick comes back from the file, and the second finishes the turn.
+    referee, speaker, _ = night(tmp_path, ("choose", "Cy"))
+    assert referee.game.state.chips == (5, 2, 2, 3)
+    assert "Ann takes one chip from Bob and one chip from Cy." in speaker.spoken

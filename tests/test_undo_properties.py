@@ -2,7 +2,8 @@
 
 Each example plays typed rolls and Wild picks through a :class:`~lcr_pi.table.Table` with a real
 :class:`~lcr_pi.persist.GameStore`, presses undo at random (also on the first of two Wild picks, and
-after the winning roll) and pulls the plug at random (a fresh referee from the file on disk). The test
+after the winning roll), long-presses for a new game at random during a Wild decision (undo brings that
+game back, a first pick with it) and pulls the plug at random (a fresh referee from the file on disk). The test
 keeps its own list of the turns still standing and checks, after every step, that the referee's game
 is exactly those turns replayed by the rules engine (chips, pot, whose turn, the winner, the series
 tally), that the file on disk resumes to it, that the log's last line agrees, and, after each undo,
@@ -74,6 +75,8 @@ class Night:
         self.turns: list[list[tuple]] = []  # each turn: its roll, then its Wild choice if one was made
         self.picks: list[int] = []  # the first of two Wild picks, made and not settled
         self.wins = [0] * config.n_players  # the series tally of the games finished before this one
+        # The turns and first pick of the game a long press ended, which undo brings back (not saved).
+        self.before_new: tuple[list, list[int]] | None = None
         self.table = None
         self._open(Referee(config, series_rules=series_rules))
 
@@ -118,12 +121,29 @@ class Night:
             self.turns[-1].append(("choose", pending.seat, tuple(self.picks)))
             self.picks = []
 
+    def long_press(self):
+        """A long press (a new game) during a Wild decision, perhaps between its two picks."""
+        self.table.action("new_game")
+        self.before_new = (self.turns, self.picks)
+        self.turns, self.picks = [], []
+
     def undo(self):
         ref = self.ref
         n = len(self.speaker.spoken)
         was_over = ref.phase == "game_over"
         self.table.action("undo")
         words = self.said_since(n)
+        if not self.picks and not self.turns and self.before_new is not None:
+            # The game the long press ended comes back where it was, a first pick with it.
+            (self.turns, self.picks), self.before_new = self.before_new, None
+            assert words.startswith("The new game is taken back; the last one goes on where it was.")
+            state = ref.game.state
+            if self.picks:
+                roller, first = state.current_player, self.config.players[self.picks[0]]
+                assert words.endswith(f"{roller} takes one chip from {first} and must choose whom to take the "
+                                      "second from. Press choose to hear each name, and confirm to pick.")
+            assert self.lights.lit == state.current
+            return
         if self.picks:
             seat = self.picks.pop()
             assert words.startswith(f"Taken back: the chip from {self.config.players[seat]}.")
@@ -153,12 +173,14 @@ class Night:
 
     def power_cut(self):
         self._open(Referee.restore(self.store.load()))
+        self.before_new = None  # the game a long press ended is not saved
 
     def next_game(self):
         winner = self.ref.game.state.winner
         self.wins[winner] += 1
         self.table.action("confirm")
         self.turns, self.picks = [], []
+        self.before_new = None  # a game begun by confirm ends the chance to bring one back
 
     # -- checks -------------------------------------------------------------------------------------
 
@@ -205,6 +227,8 @@ def test_random_undos_and_power_cuts_leave_the_game_its_standing_turns_replayed(
                 night.power_cut()
             elif ref.phase == "game_over":
                 night.next_game()
+            elif ref.phase == "await_decision" and move < 0.5:
+                night.long_press()
             elif ref.phase == "await_decision":
                 night.pick(rng)
             else:
