@@ -38,6 +38,12 @@ TABLE_VERSION = 1
 #: as the voice setup and the scoreboard page offer, and a pulled plug must find them there.
 MOST_PLAYERS_NAMED = 20
 
+#: From this many players to choose from in a Wild decision (a table of 8 or more), each name offered by
+#: the choose button says where it is in the round ("name 3 of 12") and the help says that holding choose
+#: steps back one name: stepping through up to 19 names by ear, a player who overshot had to go round
+#: again, and nobody knew how far it was. Fewer (a table of 3 to 7) are said as before.
+MANY_TO_CHOOSE = 7
+
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
 #: its chip. In a roll-off both score one, and confirm takes no roll-off roll, so it is left unsaid there.
@@ -562,10 +568,11 @@ class Referee:
     # -- buttons and keys -------------------------------------------------------------------------
 
     def on_action(self, action: str, argument: str | None = None) -> list:
-        """A button or key: confirm, choose, undo, repeat, status, new_game."""
+        """A button or key: confirm, choose, choose_back, undo, repeat, status, new_game."""
         handler = {
             "confirm": self._confirm,
             "choose": self._choose,
+            "choose_back": self._choose_back,
             "undo": self._undo,
             "repeat": self._repeat,
             "status": self._status,
@@ -667,15 +674,33 @@ class Referee:
                 names = join_names([self.config.players[s] for s in candidates], "or")
                 return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."], keep=False)
             return self._pick(seat)
-        self._choice_index = 0 if self._choice_index is None else (self._choice_index + 1) % len(candidates)
+        before = self._choice_index
+        self._choice_index = 0 if before is None else (before + 1) % len(candidates)
+        return self._offer(candidates, note="back to the first name" if before == len(candidates) - 1 else "")
+
+    def _choose_back(self) -> list:
+        """A long press of choose (typed: ``choose back``): the name before the one offered last, the last
+        name when none was offered yet, so a player who pressed once too often need not go round again."""
+        if self.phase != "await_decision":
+            return self._speak(["There is nothing to choose now."], keep=False)
+        candidates = self._candidates()
+        before = self._choice_index
+        self._choice_index = len(candidates) - 1 if before is None else (before - 1) % len(candidates)
+        note = "back to the last name" if before == 0 else "the last name" if before is None else ""
+        return self._offer(candidates, note=note)
+
+    def _offer(self, candidates: list[int], *, note: str) -> list:
         seat = candidates[self._choice_index]
         # Said with the chips left to take and kept for repeat, so a player choosing by ear hears
-        # whom confirm would rob, and when the names start over (found by an audit).
+        # whom confirm would rob, and when the names start over (found by an audit). At a big table the
+        # name's place in the round is said too ("name 3 of 12"), so the player hears how far it is.
         left = self.game.state.chips[seat] - self._picked.count(seat)
-        again = " (back to the first name)" if self._choice_index == 0 and self._cycled else ""
+        if len(candidates) >= MANY_TO_CHOOSE:
+            where = f"name {self._choice_index + 1} of {len(candidates)}"
+            note = f"{note}, {where}" if note else where
         self._cycled = True
         return [ShowTurn(seat)] + self._speak(
-            [f"{self.config.players[seat]}, with {chips(left)}{again}? Press confirm to take from "
+            [f"{self.config.players[seat]}, with {chips(left)}{f' ({note})' if note else ''}? Press confirm to take from "
              f"{self.config.players[seat]}."], prompt=True)
 
     def _candidates(self) -> list[int]:
@@ -945,8 +970,9 @@ class Referee:
                     f"{self._choice_help()}")
         return f"{self.config.players[p.seat]} must first choose whom to take {chips(p.take)} from. {self._choice_help()}"
 
-    @staticmethod
-    def _choice_help() -> str:
+    def _choice_help(self) -> str:
+        if self.phase == "await_decision" and len(self._candidates()) >= MANY_TO_CHOOSE:
+            return "Press choose to hear each name, hold choose to go back one, and confirm to pick."
         return "Press choose to hear each name, and confirm to pick."
 
     def _clear_pending(self) -> None:

@@ -264,8 +264,8 @@ class Table:
                 stop = getattr(self.speaker, "stop_talking", None)
                 if stop is not None:
                     stop()
-            elif name == "choose" and argument is None and self.referee.phase == "await_decision":
-                # The choose button offers the next name: the names offered before it, and the Wild
+            elif name in ("choose", "choose_back") and argument is None and self.referee.phase == "await_decision":
+                # The choose button offers the next name (held, the one before): the names offered before it, and the Wild
                 # choice's explanation, are stale (confirm no longer takes them). Those still waiting are
                 # dropped and one being said is cut; the roll's words before them are all said.
                 self._drop_prompts()

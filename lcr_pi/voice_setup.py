@@ -15,7 +15,7 @@ keeps the rest as they are and finishes.
 
 >>> setup = VoiceSetup(SetupChoices(players=4))
 >>> said(setup.start())[-1]
-'How many players? Now: 4 players. Press choose for the next option, confirm to accept. Undo goes back one question; hold confirm to keep the rest as it is.'
+'How many players? Now: 4 players. Press choose for the next option, confirm to accept. Hold choose for the option before. Undo goes back one question; hold confirm to keep the rest as it is.'
 >>> said(setup.on_action("choose"))
 ['5 players.']
 >>> said(setup.on_action("confirm"))
@@ -154,7 +154,8 @@ class VoiceSetup:
 
     INSTRUCTIONS = "Press choose for the next option, confirm to accept."
     #: Said with the instructions (found by an audit: by ear alone, only choose and confirm were said).
-    MORE = "Undo goes back one question; hold confirm to keep the rest as it is."
+    MORE = ("Hold choose for the option before. Undo goes back one question; hold confirm to keep the rest "
+            "as it is.")
 
     def __init__(self, initial: SetupChoices | None = None, names: tuple[str, ...] = ()):
         self.initial = initial or SetupChoices()
@@ -208,6 +209,10 @@ class VoiceSetup:
             return []
         if name == "choose":
             return self._choose(argument)
+        if name == "choose_back":  # a long press of choose: the option before
+            q = self.question
+            self.index = (self.index - 1) % len(q.options)
+            return [*self._preview(), Say(f"{q.words(self._current_value())}.")]
         if name == "confirm":
             self.answers[self.question.key] = self._current_value()
             return self._next()
@@ -637,7 +642,7 @@ def power_on_setup(settings: Settings, *, mode: str = "auto", pin_factory=None,
             wanted = False
             while not wanted and time.monotonic() < deadline:
                 try:
-                    wanted = actions.get(timeout=0.1)[0] == "choose"
+                    wanted = actions.get(timeout=0.1)[0] in ("choose", "choose_back")  # also held
                 except queue.Empty:
                     pass
             if not wanted:

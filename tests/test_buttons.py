@@ -344,3 +344,30 @@ def _pipe():
 
     read_fd, write_fd = os.pipe()
     return os.fdopen(read_fd, "r"), os.fdopen(write_fd, "w")
+
+
+def test_holding_choose_steps_back_and_a_short_press_waits_for_the_release(buttons, factory):
+    pin = factory.pin(PINS["choose"])
+    pin.drive_low()
+    assert drain(buttons.actions) == []  # not yet known: a short press or a long one?
+    pin.drive_high()
+    assert drain(buttons.actions) == [("choose", None)]
+    pin.drive_low()
+    assert buttons.actions.get(timeout=5) == ("choose_back", None)  # fired while still held
+    time.sleep(LONG * 2)
+    pin.drive_high()
+    assert drain(buttons.actions) == []  # the release is not also a choose
+
+
+def test_choose_as_the_long_press_button_starts_a_new_game_and_has_no_step_back(factory):
+    with TableButtons({"choose": 5, "undo": 6}, long_press_s=LONG, long_press_button="choose") as buttons:
+        factory.pin(5).drive_low()
+        assert buttons.actions.get(timeout=5) == ("new_game", None)
+        factory.pin(5).drive_high()
+        assert drain(buttons.actions) == []
+
+
+def test_choose_back_is_typed_unless_a_player_is_called_back():
+    assert parse_command("choose back") == ("choose_back", None)
+    assert parse_command("Choose  BACK", players=["Ann", "Bob"]) == ("choose_back", None)
+    assert parse_command("choose back", players=["Ann", "Back"]) == ("choose", "Back")

@@ -1003,3 +1003,59 @@ def test_undo_after_a_long_press_before_any_wild_pick_asks_the_whole_question_ag
     out = ref.on_action("undo")
     assert "Two wilds! Ann, take two chips" in said(out) and ref.decision_picks == ()
     assert ref.phase == "await_decision"
+
+
+def test_at_a_big_table_each_name_offered_says_its_place_and_holding_choose_steps_back():
+    # Found by a review: at a table of 8 to 20 the choose button stepped through up to 19 names with no
+    # way back and no word of how far it was; a player who overshot had to go round again.
+    players = [f"P{n}" for n in range(1, 13)]
+    ref = table("wild", players=players)
+    out = ref.on_roll(clear("W", ".", "."))
+    assert said(out).endswith("Press choose to hear each name, hold choose to go back one, and confirm to pick.")
+    assert said(ref.on_action("choose")) == "P2, with three chips (name 1 of 11)? Press confirm to take from P2."
+    ref.on_action("choose")
+    ref.on_action("choose")  # P4: one too far
+    out = ref.on_action("choose_back")
+    assert said(out) == "P3, with three chips (name 2 of 11)? Press confirm to take from P3."
+    assert ShowTurn(2) in out and all(isinstance(o, Prompt) for o in out if hasattr(o, "text"))
+    assert said(ref.on_action("repeat")) == said(out)
+    ref.on_action("choose_back")  # P2, the first
+    assert said(ref.on_action("choose_back")) == ("P12, with three chips (back to the last name, name 11 of 11)? "
+                                                 "Press confirm to take from P12.")
+    assert said(ref.on_action("choose")) == ("P2, with three chips (back to the first name, name 1 of 11)? "
+                                            "Press confirm to take from P2.")
+    assert "hold choose to go back one" in said(ref.on_action("status"))
+    ref.on_action("choose_back")
+    ref.on_action("confirm")
+    assert ref.game.state.chips[11] == 2 and ref.game.state.chips[0] == 4  # P12, the name heard last
+
+
+def test_holding_choose_before_any_name_offers_the_last_and_small_tables_sound_as_before():
+    ref = table("wild", players=["Ann", "Bob", "Cy", "Dee"])
+    out = ref.on_roll(clear("W", ".", "."))
+    assert said(out).endswith("Press choose to hear each name, and confirm to pick.")  # unchanged
+    assert said(ref.on_action("choose_back")) == "Dee, with three chips (the last name)? Press confirm to take from Dee."
+    assert said(ref.on_action("choose_back")) == "Cy, with three chips? Press confirm to take from Cy."
+    assert said(ref.on_action("choose")) == "Dee, with three chips? Press confirm to take from Dee."
+    assert said(ref.on_action("choose")) == ("Bob, with three chips (back to the first name)? "
+                                            "Press confirm to take from Bob.")
+    # A table of seven has at most six to choose from: said as before.
+    seven = table("wild", players=["A1", "A2", "A3", "A4", "A5", "A6", "A7"])
+    assert said(seven.on_roll(clear("W", ".", "."))).endswith("Press choose to hear each name, and confirm to pick.")
+    assert said(seven.on_action("choose")) == "A2, with three chips? Press confirm to take from A2."
+    # Outside a decision there is nothing to step back to.
+    assert said(table().on_action("choose_back")) == "There is nothing to choose now."
+
+
+def test_at_a_big_table_the_place_counts_only_the_players_who_can_be_robbed():
+    players = [f"P{n}" for n in range(1, 9)]
+    ref = table("wild", players=players)
+    ref.on_roll(clear("W", ".", "."))
+    assert said(ref.on_action("choose")).startswith("P2, with three chips (name 1 of 7)?")
+    ref.on_action("confirm")
+    # Two W at a big table: the second choice counts the names left (P2 still has two chips).
+    ref2 = table("wild", players=players)
+    ref2.on_roll(clear("W", "W", "."))
+    ref2.on_action("choose", "P3")
+    assert "hold choose to go back one" in said(ref2.on_action("status"))
+    assert said(ref2.on_action("choose_back")).startswith("P8, with three chips (the last name, name 7 of 7)?")

@@ -1346,3 +1346,37 @@ def test_undo_after_a_long_press_between_two_wild_picks_is_heard_with_the_first_
     referee, speaker, _ = night(tmp_path, ("choose", "Cy"))
     assert referee.game.state.chips == (5, 2, 2, 3)
     assert "Ann takes one chip from Bob and one chip from Cy." in speaker.spoken
+
+
+def test_at_a_big_table_holding_choose_steps_back_and_drops_the_names_offered_before():
+    class SlowSpeaker(RecordingSpeaker):
+        def __init__(self):
+            super().__init__()
+            self.waiting = []
+
+        def say(self, text, prompt=False):
+            super().say(text)
+            self.waiting.append((text, prompt))
+
+        def say_prompt(self, text):
+            self.say(text, prompt=True)
+
+        def drop_prompts(self):
+            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
+
+    players = [f"P{n}" for n in range(1, 11)]
+    speaker = SlowSpeaker()
+    table = Table(Referee(GameConfig.create(players, variant="wild")), speaker=speaker)
+    table.start()
+    table.action("roll", "W . .")
+    assert speaker.waiting[-1][0] == ("Press choose to hear each name, hold choose to go back one, "
+                                      "and confirm to pick.")
+    for _ in range(4):
+        table.action("choose")  # P2 to P5: one too far
+    table.action("choose_back")
+    waiting = [text for text, _ in speaker.waiting]
+    assert waiting[-1] == "P4, with three chips (name 3 of 9)? Press confirm to take from P4."
+    assert not any(text.startswith(("P5, with", "Wild!", "Press choose")) for text in waiting)
+    assert "P1 rolled W, dot, dot." in waiting  # the roll's words are all said
+    table.action("confirm")
+    assert table.referee.game.state.chips[3] == 2  # P4, the name heard last

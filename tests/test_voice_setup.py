@@ -672,3 +672,14 @@ def test_no_press_of_choose_is_offered_in_the_note_when_the_buttons_do_not_work(
     os.utime(config, (later, later))
     _, problems = power_on_setup(load_settings(config), mode="auto")
     assert len(problems) == 1 and "press choose" not in problems[0] and "setup.json" in problems[0]
+
+
+def test_holding_choose_in_the_setup_goes_back_one_option():
+    setup = VoiceSetup(SetupChoices(players=5))
+    setup.start()
+    assert [o.text for o in setup.on_action("choose_back") if hasattr(o, "text")][-1] == "4 players."
+    setup.on_action("choose")
+    setup.on_action("choose")
+    assert [o.text for o in setup.on_action("choose_back") if hasattr(o, "text")][-1] == "5 players."
+    setup.on_action("confirm")
+    assert setup.answers["players"] == 5

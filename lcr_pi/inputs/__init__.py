@@ -17,7 +17,7 @@ import queue
 #: Every action name an input can produce. "roll" carries the typed roll; "choose" may carry a seat
 #: number or a player's name (without one it steps to the next choice, like the button); "players"
 #: carries new players' names, one a line, in seat order.
-ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "new_game", "roll", "help", "players", "quit")
+ACTIONS = ("confirm", "undo", "repeat", "status", "choose", "choose_back", "new_game", "roll", "help", "players", "quit")
 
 Action = tuple[str, "str | None"]
 

@@ -3,7 +3,10 @@
 Buttons are wired between a GPIO pin and ground, using the Pi's internal pull-up (gpiozero's default),
 so a pressed button reads low. Most buttons act when pressed. The long-press button (confirm, unless
 configured otherwise) must wait for the release to know which was meant: a short press is its own
-action, holding it for ``long_press_s`` is "new_game" and nothing else.
+action, holding it for ``long_press_s`` is "new_game" and nothing else. Choose (unless it is the
+long-press button) waits too: held as long, it is "choose_back", the name before in a Wild decision (at
+a big table a player who pressed once too often need not go round again), the option before in the
+voice setup.
 
 A pin mistake in the settings costs only the buttons it concerns when an ``on_problem`` callback is
 given (the night at the table does this): for a player who cannot see the screen the buttons are the way
@@ -136,10 +139,12 @@ class TableButtons:
             action = BUTTON_ACTIONS[name]
             if name == long_press_button:
                 self._wire_long_press(button, action)
+            elif name == "choose":
+                self._wire_long_press(button, action, long_action="choose_back")
             else:
                 button.when_pressed = lambda action=action: self.on_action(action)
 
-    def _wire_long_press(self, button: Button, short_action: str) -> None:
+    def _wire_long_press(self, button: Button, short_action: str, long_action: str = "new_game") -> None:
         held = threading.Event()  # set by gpiozero's hold thread, read by its event thread
 
         def pressed() -> None:
@@ -147,7 +152,7 @@ class TableButtons:
 
         def long_press() -> None:
             held.set()
-            self.on_action("new_game")
+            self.on_action(long_action)
 
         def released() -> None:
             if not held.is_set():

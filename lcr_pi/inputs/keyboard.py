@@ -42,7 +42,7 @@ WORDS = {
 
 COMMANDS_HELP = (
     "a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), "
-    "choose (the next choice), choose N or a player's name (in a wild decision), "
+    "choose (the next choice), choose back (the one before), choose N or a player's name (in a wild decision), "
     "players Ann, Bob, Cy (new players, before a game's first roll or after its end), help, quit"
 )
 
@@ -55,13 +55,13 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
 
     >>> parse_command("4 1 6"), parse_command("  Undo "), parse_command("new game")
     (('roll', '4 1 6'), ('undo', None), ('new_game', None))
-    >>> parse_command("choose 2"), parse_command("choose")
-    (('choose', '2'), ('choose', None))
+    >>> parse_command("choose 2"), parse_command("choose"), parse_command("choose back")
+    (('choose', '2'), ('choose', None), ('choose_back', None))
     >>> parse_command("players Ann, Grandma Rose, Cy")
     ('players', 'Ann\\nGrandma Rose\\nCy')
     >>> parse_command("jump")
     Traceback (most recent call last):
-    lcr_pi.errors.UserError: unknown command 'jump': type a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), choose (the next choice), choose N or a player's name (in a wild decision), players Ann, Bob, Cy (new players, before a game's first roll or after its end), help, quit
+    lcr_pi.errors.UserError: unknown command 'jump': type a roll such as 'L . C' or '4 1 6', confirm (or an empty line), undo, repeat, status, new (a new game), choose (the next choice), choose back (the one before), choose N or a player's name (in a wild decision), players Ann, Bob, Cy (new players, before a game's first roll or after its end), help, quit
     """
     text = " ".join(line.split())
     if not text:
@@ -69,6 +69,8 @@ def parse_command(line: str, players: Sequence[str] = ()) -> tuple[str, str | No
     first, _, rest = text.partition(" ")
     word = first.lower()
     if word == "choose":
+        if rest.lower() == "back" and not any(name.lower() == "back" for name in players):
+            return ("choose_back", None)  # the name before (a long press of the choose button)
         return ("choose", _choice(rest, players) if rest else None)
     if word == "players" and rest:
         # In seat order, separated by commas (a name may have spaces): the referee checks them.
