@@ -483,6 +483,7 @@ def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, thre
         load_exported(model, init)
         max_lr = 5e-4  # continuing: a gentler cycle
         print(f"continuing from {init}")
+    model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.1)
     pool = [s for s in samples if not s.held_out]
@@ -498,7 +499,10 @@ def train_detector(samples: list[Sample], out: Path, seed: int, steps: int, thre
         heat = torch.from_numpy(np.stack([e[1] for e in ex]))
         reg = torch.from_numpy(np.stack([e[2] for e in ex]))
         mask = torch.from_numpy(np.stack([e[3] for e in ex]))
-        y = model(x)
+        # bfloat16 where the CPU has it natively (as the classifier); the losses in float32
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=_bfloat16_is_fast()):
+            y = model(x.to(memory_format=torch.channels_last))
+        y = y.float()
         p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
         pos = heat.eq(1).float()
         neg_w = (1 - heat) ** 4
