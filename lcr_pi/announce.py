@@ -40,8 +40,45 @@ def wins_tally(players, wins) -> str:
     >>> wins_tally(["Ann", "Player 2"], [1, 0])
     'Ann has one win, Player 2 has none'
     """
-    return ", ".join(f"{p} has {'none' if w == 0 else number(w) + (' win' if w == 1 else ' wins')}"
-                     for p, w in zip(players, wins))
+    return ", ".join(f"{p} has {games_won(w)}" for p, w in zip(players, wins))
+
+
+def grouped_counts(players, counts, unit) -> str:
+    """Players grouped by what they hold, for a big table's status: said one by one, 20 players' chips took
+    80 words. The most first, none last; the biggest group of three or more is said last as "everyone
+    else". Only the first group and "everyone else" say the unit; "has" or "have" keeps each number from
+    running into a name (a name may end in one).
+
+    >>> grouped_counts(["Ann", "Bob", "Cy", "Di", "Ed", "Flo"], [1, 3, 3, 0, 3, 5], chips)
+    'Flo has five chips; Ann has one; Di has none; everyone else has three chips'
+    >>> grouped_counts(["Ann", "Bob", "Cy", "Di"], [4, 4, 1, 0], chips)
+    'Ann and Bob have four chips; Cy has one; Di has none'
+    >>> grouped_counts(["Ann", "Bob", "Cy"], [3, 3, 3], chips)
+    'Everyone has three chips'
+    """
+    groups: dict[int, list[str]] = {}
+    for name, n in zip(players, counts):
+        groups.setdefault(n, []).append(name)
+    if len(groups) == 1:
+        return f"Everyone has {unit(next(iter(groups)))}"
+    order = sorted(groups, reverse=True)
+    rest = max(order, key=lambda n: len(groups[n]))  # a tie goes to the group with more
+    if len(groups[rest]) < 3:
+        rest = None
+    named = [n for n in order if n != rest]
+    parts = [f"{join_names(groups[n])} {'has' if len(groups[n]) == 1 else 'have'} "
+             f"{unit(n) if i == 0 else 'none' if n == 0 else number(n)}" for i, n in enumerate(named)]
+    if rest is not None:
+        parts.append(f"everyone else has {unit(rest)}")
+    return "; ".join(parts)
+
+
+def games_won(n: int) -> str:
+    """
+    >>> games_won(0), games_won(1), games_won(2)
+    ('none', 'one win', 'two wins')
+    """
+    return "none" if n == 0 else number(n) + (" win" if n == 1 else " wins")
 
 
 def series_opening(first_to: int | None, best_of: int | None) -> str:

@@ -23,8 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (announce, as_sentence, chips, dice, join_names, number, one_chip_each, series_goes_on,
-                             series_opening, spoken_faces, wins_tally)
+from lcr_pi.announce import (announce, as_sentence, chips, dice, games_won, grouped_counts, join_names, number,
+                             one_chip_each, series_goes_on, series_opening, spoken_faces, wins_tally)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -43,6 +43,13 @@ MOST_PLAYERS_NAMED = 20
 #: steps back one name: stepping through up to 19 names by ear, a player who overshot had to go round
 #: again, and nobody knew how far it was. Fewer (a table of 3 to 7) are said as before.
 MANY_TO_CHOOSE = 7
+
+#: From this many players, status (and "Welcome back") says whose turn it is first, groups the players by
+#: their chips and games won ("Bob has one chip; Cy has none; everyone else has three chips"), and says
+#: the chances in a few words. Said one by one, player by player, a table of 12 heard 74 words (25 s at
+#: 175 words a minute) before whose turn it was, and a table of 20 heard 106 (36 s). Smaller tables are
+#: said player by player, as before.
+BIG_TABLE = 8
 
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
@@ -817,15 +824,29 @@ class Referee:
         if self.game is None:
             return self._roll_off_status_words()
         state = self.game.state
-        # "has" between a name and its number: "Player 1 has two chips", not "Player 1 two chips",
-        # which a listener hears as twelve (found by an audit).
-        held = ", ".join(f"{name} has {chips(n)}" for name, n in zip(self.config.players, state.chips))
+        big = len(self.config.players) >= BIG_TABLE
+        if big:
+            held = grouped_counts(self.config.players, state.chips, chips)
+        else:
+            # "has" between a name and its number: "Player 1 has two chips", not "Player 1 two chips",
+            # which a listener hears as twelve (found by an audit).
+            held = ", ".join(f"{name} has {chips(n)}" for name, n in zip(self.config.players, state.chips))
         words = [f"{held}. {_cap(chips(state.pot))} in the centre."]
         if self.series is not None:
-            words.append(f"Games won: {wins_tally(self.config.players, self.series.wins)}.")
+            words.append(self._games_won_words())
         favoured = self._favoured_words(state)
         if favoured:
             words.append(favoured)
+        now = self._status_now(state)
+        if not big or self.phase == "game_over":
+            return words + [now]
+        if self.phase == "await_roll":
+            return [now] + words  # whose turn, and how many dice, is what a player who lost track needs first
+        # An offer or a decision is still said last, as a prompt (see _status), after whose turn it is first.
+        return [f"It is {state.current_player}'s turn."] + words + [now]
+
+    def _status_now(self, state) -> str:
+        """What happens now, the last of status's words (the first at a big table's roll)."""
         if self.phase == "game_over":
             won = f"{self.config.players[state.winner]} won this game"
             if self.series is not None and self.series.is_over:
@@ -837,16 +858,22 @@ class Referee:
             # A best of N tied after its N games goes on, said here as at the game's end (found by an
             # audit: status and "Welcome back" there said only "Press confirm for the next game").
             play_on = series_goes_on(self.series) if self.series is not None else ""
-            words.append(f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}")
-        elif self.phase == "await_decision":
-            words.append(self._decision_reminder())
-        elif self.phase == "confirm_read" and self._unsure is not None:
+            return f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}"
+        if self.phase == "await_decision":
+            return self._decision_reminder()
+        if self.phase == "confirm_read" and self._unsure is not None:
             flat = "lie flat and " if self._unsure.verdict == "cocked" else ""
-            words.append(f"It is {state.current_player}'s turn: roll again, or, if the dice {flat}show "
-                         f"{spoken_faces(self._unsure.faces)}, press confirm.")
-        else:
-            words.append(f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}.")
-        return words
+            return (f"It is {state.current_player}'s turn: roll again, or, if the dice {flat}show "
+                    f"{spoken_faces(self._unsure.faces)}, press confirm.")
+        return f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}."
+
+    def _games_won_words(self) -> str:
+        players, won = self.config.players, self.series.wins
+        if len(players) < BIG_TABLE:
+            return f"Games won: {wins_tally(players, won)}."
+        if not any(won):
+            return "No games won yet."
+        return f"Games won: {grouped_counts(players, won, games_won)}."
 
     def _roll_off_status_words(self) -> list[str]:
         """The roll-off as it stands: who is in it, what each has scored this round, the series, and
@@ -861,7 +888,7 @@ class Referee:
         if off.scores:
             words.append(_cap(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
         if self.series is not None:
-            words.append(f"Games won: {wins_tally(players, self.series.wins)}.")
+            words.append(self._games_won_words())
         words.append(f"{off.next_player}, roll three dice.")
         return words
 
@@ -884,9 +911,11 @@ class Referee:
         # status named 11 different players as the favourite in 20 asks.
         close = [seat for seat, p in enumerate(probabilities)
                  if seat != best and p >= probabilities[best] - 2 * odds.std_error]
+        big = len(probabilities) >= BIG_TABLE  # a few words there: the leader's share of 8-20 tells little
         if not odds.exact and close:
-            return f"No one is clearly favoured to win yet; the leader has about {percent} percent."
-        return f"{self.config.players[best]} is favoured to win, with {about}{percent} percent."
+            return ("No clear favourite yet." if big
+                    else f"No one is clearly favoured to win yet; the leader has about {percent} percent.")
+        return f"{self.config.players[best]} is favoured{'' if big else ' to win'}, with {about}{percent} percent."
 
     def _new_game(self) -> list:
         # A long press may be an accident (a slow press, someone leaning on the button): the game it

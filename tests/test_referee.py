@@ -1059,3 +1059,99 @@ def test_at_a_big_table_the_place_counts_only_the_players_who_can_be_robbed():
     ref2.on_action("choose", "P3")
     assert "hold choose to go back one" in said(ref2.on_action("status"))
     assert said(ref2.on_action("choose_back")).startswith("P8, with three chips (the last name, name 7 of 7)?")
+
+
+# -- status at a big table ----------------------------------------------------------------------------
+
+BIG = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
+NUMBER_WORDS = {w: n for n, w in enumerate("none one two three four five six seven eight nine ten eleven twelve "
+                                           "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                           "twenty".split())} | {"no": 0}
+
+
+def close_odds(state):
+    from lcr_pi.stats import Odds
+
+    n = len(state.chips)
+    return Odds((1 / n,) * n, False, 0.02, "monte-carlo", 200)
+
+
+def heard_chips(sentence, players):
+    """Each player's chips as a listener takes them from a big table's grouped sentence."""
+    heard, rest = {}, None
+    for part in sentence.rstrip(".").split("; "):
+        if part.startswith("everyone else has ") or part.startswith("Everyone has "):
+            rest = NUMBER_WORDS[part.split(" has ")[1].split()[0]]
+            continue
+        names, count = part.rsplit(" have " if " have " in part else " has ", 1)
+        for name in names.replace(" and ", ", ").split(", "):
+            heard[name] = NUMBER_WORDS[count.split()[0]]
+    return tuple(heard.get(name, rest) for name in players)
+
+
+def test_status_at_a_big_table_says_whose_turn_first_and_groups_the_chips():
+    # Found by an audit playing by ear: at 12 players status said every player's chips, one by one, for 74
+    # words (25 s at espeak's 175 words a minute) before whose turn it was, and 106 words (36 s) at 20.
+    ref = table(players=BIG[:12], odds=close_odds)
+    opening = said(ref.on_action("status"))
+    assert opening == ("It is Ann's turn: roll three dice. Everyone has three chips. No chips in the centre. "
+                      "No clear favourite yet.")
+    assert len(opening.split()) == 20  # 7 s; it was 74 (25 s)
+    ref.on_roll(clear("L", ".", "C"))  # Ann 1, Bob 4
+    ref.on_roll(clear("R", "R", "C"))  # Bob 1, Ann 3
+    ref.on_roll(clear("C", "C", "C"))  # Cy 0
+    assert said(ref.on_action("status")) == (
+        "It is Di's turn: roll three dice. Bob has one chip; Cy has none; everyone else has three chips. "
+        "Five chips in the centre. No clear favourite yet.")
+
+
+def test_status_at_a_big_table_is_short_all_game_and_every_count_is_heard():
+    import random
+
+    from lcr_pi.announce import dice
+
+    for players in (8, 12, 20):
+        rng = random.Random(players)
+        ref = table(players=BIG[:players], odds=close_odds)
+        longest = 0
+        while ref.phase != "game_over":
+            words = said(ref.on_action("status"))
+            assert words.startswith(f"It is {ref.game.state.current_player}'s turn: roll "
+                                    f"{dice(ref.game.state.dice_to_roll)}. "), words
+            grouped = words.split(". ")[1]
+            assert heard_chips(grouped, BIG[:players]) == ref.game.state.chips, words
+            longest = max(longest, len(words.split()))
+            ref.on_roll(clear(*(rng.choice("LCR...") for _ in range(ref.game.state.dice_to_roll))))
+        # Before: every player one by one, 58 words at 8 players, 74 at 12, 106 at 20 (36 s).
+        assert longest <= {8: 40, 12: 46, 20: 55}[players], (players, longest)
+
+
+def test_status_at_a_big_table_keeps_an_offer_and_a_decision_as_the_last_words():
+    ref = table(players=BIG[:8], variant="wild")
+    ref.on_roll(RollObservation(("L", "C", "R"), verdict="unsure"))
+    out = ref.on_action("status")
+    assert said(out).startswith("It is Ann's turn. Everyone has three chips. No chips in the centre.")
+    assert out[-1] == Prompt("It is Ann's turn: roll again, or, if the dice show L, C, R, press confirm.")
+    ref.on_roll(clear("W", ".", "."))
+    out = ref.on_action("status")
+    assert said(out).startswith("It is Ann's turn. Everyone has three chips.")
+    assert out[-1].text.startswith("Ann must first choose whom to take one chip from.")
+    assert isinstance(out[-1], Prompt)
+
+
+def test_status_at_a_big_table_groups_the_games_won():
+    ref = Referee(GameConfig.create(BIG[:8]), series_rules=SeriesRules(first_to=3), odds=close_odds)
+    ref.start()
+    assert "No games won yet." in said(ref.on_action("status"))
+    ref.series = Series.from_dict(ref.config, {**ref.series.to_dict(), "wins": [2, 0, 1, 0, 0, 1, 0, 0],
+                                               "games": 4, "last_first": 3, "last_winner": 0})
+    assert ("Games won: Ann has two wins; Cy and Flo have one; everyone else has none."
+            in said(ref.on_action("status")))
+
+
+def test_status_at_a_table_of_seven_is_said_player_by_player_as_before():
+    ref = table(players=BIG[:7], odds=close_odds)
+    assert said(ref.on_action("status")) == (
+        "Ann has three chips, Bob has three chips, Cy has three chips, Di has three chips, Ed has three chips, "
+        "Flo has three chips, Gus has three chips. No chips in the centre. No one is clearly favoured to win yet; "
+        "the leader has about 14 percent. It is Ann's turn: roll three dice.")
