@@ -358,10 +358,8 @@ class Referee:
             self.phase = "confirm_read"
             cocked = obs.verdict == "cocked"
             reason = obs.message or ("a die may be leaning, so it cannot be read" if cocked else "I am not sure of the dice")
-            guess = spoken_faces(obs.faces)
             return [Attention()] + self._speak([
-                f"{as_sentence(reason)} {player}, please roll again. "
-                f"Or, if the dice {'lie flat and ' if cocked else ''}show {guess}, press confirm."
+                f"{as_sentence(reason)} {player}, please roll again. Or, if the dice {self._guess_words()}, press confirm."
             ], keep=True, prompt=True)  # a prompt: the next throw makes its guess stale (Table.roll_seen)
         return self._apply_roll(obs)
 
@@ -419,6 +417,18 @@ class Referee:
         if self.series is not None:
             return "Press confirm for the next game."
         return "Press confirm for a new game."
+
+    def confirm_too_soon(self) -> str:
+        """What a press of confirm for the guess offered that came before its words could be heard is told
+        (the table times it: ``Table(confirm_reaction=...)``). Found by an audit playing by ear: such a press
+        was not taken and nothing was said, so a blind player could not tell whether the button worked."""
+        return f"Confirm came too soon: press it again if the dice {self._guess_words()}."
+
+    def _guess_words(self) -> str:
+        """The guess offered for an unsure read, as a condition: "show L, dot, C" ("lie flat and show" for a
+        die that may be leaning)."""
+        flat = "lie flat and " if self._unsure.verdict == "cocked" else ""
+        return f"{flat}show {spoken_faces(self._unsure.faces)}"
 
     @property
     def offered_guess(self) -> tuple[str, ...] | None:
@@ -862,9 +872,7 @@ class Referee:
         if self.phase == "await_decision":
             return self._decision_reminder()
         if self.phase == "confirm_read" and self._unsure is not None:
-            flat = "lie flat and " if self._unsure.verdict == "cocked" else ""
-            return (f"It is {state.current_player}'s turn: roll again, or, if the dice {flat}show "
-                    f"{spoken_faces(self._unsure.faces)}, press confirm.")
+            return f"It is {state.current_player}'s turn: roll again, or, if the dice {self._guess_words()}, press confirm."
         return f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}."
 
     def _games_won_words(self) -> str:

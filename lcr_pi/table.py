@@ -55,6 +55,13 @@ class Announcement(Say):
     does not make them stale, so ``skip_stale_words`` never drops them (the speaker's ``say_kept``)."""
 
 
+@dataclass(frozen=True)
+class AboutPrompt(Say):
+    """Words about the prompt said before them (a press of confirm that came too soon for the guess offered):
+    a new throw drops them with it, and they are no new question that a press of confirm must wait for
+    (the speaker's ``say_about_prompt``)."""
+
+
 class Table:
     """Carries out the referee's outputs on the speaker, the lights and the store."""
 
@@ -101,6 +108,7 @@ class Table:
         self.monotonic = monotonic
         self._offered_at = -math.inf  # self.monotonic() when the guess offered now was offered
         self._guess_said_at = None  # self.monotonic() when the words of the guess offered now first began
+        self._told_too_soon = None  # the offer (referee.offer_number) a press of confirm came too soon for, told
         self._storage_warned: set[str] = set()  # what the table was told is not kept, once each
         #: Called as ``listener(outputs, referee)`` after each batch of outputs is carried out (the
         #: scoreboard page listens here). Listeners must return quickly and must not raise.
@@ -169,6 +177,8 @@ class Table:
                 say = getattr(self.speaker, "say_kept", say)
             elif isinstance(out, Prompt):
                 say = getattr(self.speaker, "say_prompt", say)
+            elif isinstance(out, AboutPrompt):
+                say = getattr(self.speaker, "say_about_prompt", say)
             say(out.text)
             if self.on_words:
                 self.on_words(out.text)
@@ -248,6 +258,12 @@ class Table:
                      argument.offer, self.referee.offer_number)
         elif name == "confirm" and self._too_soon_to_confirm(seen=isinstance(argument, SeenOnPage)):
             log.info("a press of confirm before the guess offered could be heard is not taken")
+            if self._told_too_soon != self.referee.offer_number:
+                # Said after the offer, once an offer (a bounce, an impatient second press): a blind player
+                # hears that the press came and was not taken (found by an audit playing by ear: nothing
+                # was said), and so does the table when it came from the page (whose answer is only "queued").
+                self._told_too_soon = self.referee.offer_number
+                self.perform([AboutPrompt(self.referee.confirm_too_soon())])
         else:
             if name == "confirm":
                 argument = None

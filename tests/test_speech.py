@@ -263,6 +263,39 @@ def test_seconds_since_prompt_tells_when_the_last_prompt_began_to_be_said_or_was
     assert "Or, if the dice show C, press confirm." not in speaker.spoken
 
 
+def test_words_about_a_prompt_are_dropped_with_it_but_not_timed_as_a_new_prompt(tmp_path):
+    # A press of confirm too soon is told after the offer ("Confirm came too soon: ..."): a press as those
+    # words begin, the offer heard to its end, must still count from the offer's beginning, and a new
+    # throw drops them with the offer.
+    program, gate, started = gated_espeak(tmp_path)
+    guess = "Or, if the dice show L, dot, C, press confirm."
+    note = "Confirm came too soon: press it again if the dice show L, dot, C."
+    now = [100.0]
+    with EspeakSpeaker(output_dir=tmp_path / "wav", program=program) as speaker:
+        speaker.clock = lambda: now[0]
+        speaker.say_prompt(guess)
+        wait_for_file(started)  # the guess is being said, from t = 100
+        speaker.say_about_prompt(note)
+        assert speaker.seconds_since_prompt() == 0.0
+        now[0] = 107.0
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == [guess, note]
+        assert speaker.seconds_since_prompt() == 7.0  # timed from the guess, not from the note after it
+        gate.unlink()
+        speaker.say("Ann rolled L, dot, C.")
+        wait_for_file(started)
+        speaker.say_prompt(guess)
+        speaker.say_about_prompt(note)
+        speaker.drop_prompts()  # thrown again: both are stale
+        gate.touch()
+        assert speaker.wait_until_idle(30)
+        assert speaker.spoken == [guess, note, "Ann rolled L, dot, C."]
+    speaker = PrintSpeaker(stream=io.StringIO())
+    speaker.say_about_prompt(note)
+    assert speaker.spoken == [note] and speaker.seconds_since_prompt() == float("inf")
+
+
 def test_print_speaker_says_a_prompt_at_once():
     speaker = PrintSpeaker(stream=io.StringIO())
     assert speaker.seconds_since_prompt() == float("inf")

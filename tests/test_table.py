@@ -970,6 +970,9 @@ class QueuedSpeaker(RecordingSpeaker):
     def say_prompt(self, text):
         self.say(text, prompt=True)
 
+    def say_about_prompt(self, text):
+        self.waiting.append((text, "about"))  # dropped with the prompts, but not timed as one
+
     def drop_prompts(self):
         self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
         if self.prompt_waits:
@@ -1018,6 +1021,62 @@ def test_a_new_throw_drops_the_stale_guess_and_a_press_before_the_new_guess_is_h
     now[0] += 1
     table.action("confirm")
     assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (0, 5, 3)
+
+
+TOO_SOON = "Confirm came too soon: press it again if the dice show L, dot, C."
+
+
+def test_a_press_of_confirm_too_soon_is_told_after_the_offer_without_cutting_it():
+    # Found by an audit playing by ear: a press of confirm within a second of the offer's words beginning
+    # was not taken, and nothing was said: a blind player could not tell whether the button worked.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    speaker.say_all()  # the offer begins
+    offer = speaker.spoken[-1]
+    now[0] += 0.3
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 0
+    assert speaker.waiting == [(TOO_SOON, "about")]  # after the offer, which goes on: nothing cut
+    table.action("confirm")  # pressed again at once: told once
+    assert speaker.waiting == [(TOO_SOON, "about")] and speaker.spoken[-1] == offer
+    assert said(table.referee.on_action("repeat")) == offer  # repeat says the offer, not the note
+    now[0] += 6
+    speaker.say_all()  # the offer ends and the note begins; it is not a new offer to wait for
+    now[0] += 0.2
+    table.action("confirm")
+    assert table.referee.game.state.rolls == 1 and table.referee.game.state.chips == (1, 4, 3)
+
+
+def test_a_press_of_confirm_too_soon_while_the_offer_waits_is_told_after_it_and_a_new_throw_drops_both():
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.action("roll", "L . C")  # Ann's turn: its words wait to be said
+    table.roll_seen(RollObservation(("4", "5", "6"), verdict="unsure"))  # Bob's read, its offer behind them
+    table.action("confirm")  # for something said before: the offer waits
+    assert table.referee.game.state.rolls == 1
+    waiting = [text for text, _ in speaker.waiting]
+    offer = next(i for i, text in enumerate(waiting) if "press confirm" in text)
+    assert waiting[offer + 1:] == ["Confirm came too soon: press it again if the dice show 4, 5, 6."]
+    table.roll_seen(RollObservation(("L", "L", "C"), verdict="unsure"))  # thrown again: both are stale
+    waiting = [text for text, _ in speaker.waiting]
+    assert not any("4, 5, 6" in text for text in waiting)
+    table.action("confirm")  # the new offer is a new one: told again, for its own dice
+    assert speaker.waiting[-1] == ("Confirm came too soon: press it again if the dice show L, L, C.", "about")
+    table.roll_seen(RollObservation(("L", "dot", "L"), verdict="cocked"))
+    table.action("confirm")
+    assert speaker.waiting[-1][0] == "Confirm came too soon: press it again if the dice lie flat and show L, dot, L."
+
+
+def test_a_press_of_confirm_too_soon_on_the_page_is_told_aloud_too():
+    # The page answers a press with "queued" only: its presser, and the table, hear that it was not taken.
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    table.roll_seen(RollObservation(("L", "dot", "C"), verdict="unsure"))
+    table.action("confirm", SeenOnPage(table.referee.offer_number))
+    assert table.referee.game.state.rolls == 0 and speaker.waiting[-1] == (TOO_SOON, "about")
+    now[0] += 1.5
+    table.action("confirm", SeenOnPage(table.referee.offer_number))
+    assert table.referee.game.state.rolls == 1
 
 
 def test_a_press_of_confirm_on_the_page_counts_once_the_page_showed_the_guess_for_a_second():

@@ -87,6 +87,11 @@ class Speaker(Protocol):
         """Queue ``text`` as :meth:`say` does, as a question a later :meth:`drop_prompts` makes stale
         (the Wild choice's explanation, a name offered to choose)."""
 
+    def say_about_prompt(self, text: str) -> None:
+        """Queue ``text``, words about the prompt queued before it (a press of confirm that came too soon
+        for the guess offered): :meth:`drop_prompts` drops it as a prompt, but it is no new prompt that
+        :meth:`seconds_since_prompt` times. Optional."""
+
     def seconds_since_prompt(self) -> float | None:
         """Seconds since the last prompt queued (:meth:`say_prompt`) began to be said, or was dropped
         unsaid; None while it still waits behind other words; ``math.inf`` when none was ever queued.
@@ -133,6 +138,9 @@ class PrintSpeaker:
     def say_prompt(self, text: str) -> None:
         self.say(text)
         self._prompted_at = time.monotonic()
+
+    def say_about_prompt(self, text: str) -> None:
+        self.say(text)
 
     def seconds_since_prompt(self) -> float | None:
         return time.monotonic() - self._prompted_at  # printed at once
@@ -306,6 +314,7 @@ class EspeakSpeaker:
         self._last_prompt = 0  # the number of the last prompt queued
         self._prompt_reached = 0  # the number of the last prompt the worker began (or dropped unsaid)
         self._prompt_reached_at = -math.inf  # self.clock() then
+        self._untimed: set[int] = set()  # the numbers of words about a prompt queued (say_about_prompt), not begun
         self._idle = threading.Condition()
         self._queue: queue.Queue = queue.Queue()
         self._closed = False
@@ -328,6 +337,11 @@ class EspeakSpeaker:
         text = " ".join(str(text).split())
         if text:
             self._enqueue("say", text, prompt=True)
+
+    def say_about_prompt(self, text: str) -> None:
+        text = " ".join(str(text).split())
+        if text:
+            self._enqueue("say", text, prompt=True, timed=False)
 
     def cue(self, sound: str) -> None:
         name = sounds.cue_name(sound)
@@ -384,14 +398,17 @@ class EspeakSpeaker:
     def __exit__(self, *exc):
         self.close()
 
-    def _enqueue(self, kind: str, payload: str, *, kept: bool = False, prompt: bool = False) -> None:
+    def _enqueue(self, kind: str, payload: str, *, kept: bool = False, prompt: bool = False,
+                 timed: bool = True) -> None:
         if self._closed:
             raise RuntimeError("the speaker is closed")
         with self._idle:
             self._pending += 1
             self._queued += 1
-            if prompt:
+            if prompt and timed:
                 self._last_prompt = self._queued
+            elif prompt:
+                self._untimed.add(self._queued)
             # The generation is read without self._lock, which the worker holds while it starts a
             # process: say() must not wait.
             self._queue.put((self._generation, self._queued, kind, payload, kept, prompt))
@@ -481,7 +498,10 @@ class EspeakSpeaker:
     def _perform(self, generation: int, number: int, kind: str, payload: str, kept: bool, prompt: bool) -> None:
         if prompt:
             with self._idle:  # reached: said from now on, or dropped (seconds_since_prompt)
-                self._prompt_reached, self._prompt_reached_at = number, self.clock()
+                if number in self._untimed:  # words about the prompt before (say_about_prompt): not timed
+                    self._untimed.discard(number)
+                else:
+                    self._prompt_reached, self._prompt_reached_at = number, self.clock()
         with self._lock:
             if self._dropped(generation, number, kept, prompt):
                 return  # dropped by stop_talking, skip_queued or drop_prompts
