@@ -32,6 +32,35 @@ class RecordingSpeaker:
         self.cues.append(sound)
 
 
+class SlowSpeaker(RecordingSpeaker):
+    """Still saying the night's first sentence: all that follows waits in ``waiting``, as (text, kind), kind
+    "prompt" (``say_prompt``), "kept" (``say_kept``) or None, until dropped: ``drop_prompts`` drops the
+    prompts, ``skip_queued`` all but the kept, ``stop_talking`` all."""
+
+    def __init__(self):
+        super().__init__()
+        self.waiting = []
+
+    def say(self, text, kind=None):
+        super().say(text)
+        self.waiting.append((text, kind))
+
+    def say_prompt(self, text):
+        self.say(text, "prompt")
+
+    def say_kept(self, text):
+        self.say(text, "kept")
+
+    def drop_prompts(self):
+        self.waiting = [(text, kind) for text, kind in self.waiting if kind != "prompt"]
+
+    def skip_queued(self):
+        self.waiting = [(text, kind) for text, kind in self.waiting if kind == "kept"]
+
+    def stop_talking(self):
+        self.waiting = []
+
+
 def typed(*lines):
     q = queue.Queue()
     for line in lines:
@@ -546,26 +575,6 @@ def test_choose_drops_the_names_offered_before_but_not_the_rolls_moves_so_the_na
     # meanwhile queued "Bob, ...?" and "Cy, ...?" behind them, and a player who pressed confirm on
     # hearing Bob's name robbed Cy. Cutting all the words at a press of choose (eb627c1, reverted) fixed
     # that but dropped the roll's moves too, which a table playing by ear must hear.
-    class SlowSpeaker(RecordingSpeaker):
-        """Still saying the night's first sentence: all that follows waits, until dropped."""
-
-        def __init__(self):
-            super().__init__()
-            self.waiting = []
-
-        def say(self, text, prompt=False):
-            super().say(text)
-            self.waiting.append((text, prompt))
-
-        def say_prompt(self, text):
-            self.say(text, prompt=True)
-
-        def drop_prompts(self):
-            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
-
-        def stop_talking(self):
-            self.waiting = []
-
     speaker = SlowSpeaker()
     table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker)
     table.start()
@@ -592,29 +601,14 @@ def test_choose_drops_the_names_offered_before_but_not_the_rolls_moves_so_the_na
 
 
 def test_a_pick_that_is_refused_drops_no_question_and_a_first_pick_of_two_drops_the_stale_ones():
-    class SlowSpeaker(RecordingSpeaker):
-        def __init__(self):
-            super().__init__()
-            self.waiting = []
-
-        def say(self, text, prompt=False):
-            super().say(text)
-            self.waiting.append((text, prompt))
-
-        def say_prompt(self, text):
-            self.say(text, prompt=True)
-
-        def drop_prompts(self):
-            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
-
     speaker = SlowSpeaker()
     table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"], variant="wild")), speaker=speaker)
     table.start()
     table.action("roll", "W W .")
-    asked = [text for text, prompt in speaker.waiting if prompt]
+    asked = [text for text, kind in speaker.waiting if kind == "prompt"]
     assert asked  # the Wild explanation waits
     table.action("choose", "Zed")  # no such player: nothing picked, the question stands
-    assert [text for text, prompt in speaker.waiting if prompt] == asked
+    assert [text for text, kind in speaker.waiting if kind == "prompt"] == asked
     table.action("choose", "Bob")  # the first of two picks: the old questions are answered
     waiting = [text for text, _ in speaker.waiting]
     assert not any(text in waiting for text in asked)
@@ -628,23 +622,6 @@ def test_a_roll_drops_the_stale_words_of_earlier_turns_but_not_a_warning_said_on
     # the warning that the card is full, said once, was dropped with them when the next roll came before
     # the speaker reached it; the table never heard that its game was no longer saved.
     from lcr_pi import persist
-    from lcr_pi.outputs.speech import PrintSpeaker
-
-    class SlowSpeaker(PrintSpeaker):
-        """Still saying the night's first sentence: all that follows waits until skipped."""
-
-        def __init__(self):
-            super().__init__(io.StringIO())
-            self.waiting = []
-
-        def say(self, text, kept=False):
-            self.waiting.append((text, kept))
-
-        def say_kept(self, text):
-            self.say(text, kept=True)
-
-        def skip_queued(self):
-            self.waiting = [(text, kept) for text, kept in self.waiting if kept]
 
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -1408,21 +1385,6 @@ def test_undo_after_a_long_press_between_two_wild_picks_is_heard_with_the_first_
 
 
 def test_at_a_big_table_holding_choose_steps_back_and_drops_the_names_offered_before():
-    class SlowSpeaker(RecordingSpeaker):
-        def __init__(self):
-            super().__init__()
-            self.waiting = []
-
-        def say(self, text, prompt=False):
-            super().say(text)
-            self.waiting.append((text, prompt))
-
-        def say_prompt(self, text):
-            self.say(text, prompt=True)
-
-        def drop_prompts(self):
-            self.waiting = [(text, prompt) for text, prompt in self.waiting if not prompt]
-
     players = [f"P{n}" for n in range(1, 11)]
     speaker = SlowSpeaker()
     table = Table(Referee(GameConfig.create(players, variant="wild")), speaker=speaker)
