@@ -975,6 +975,16 @@ def _queued_table(confirm_reaction=None):
     return table, speaker, now
 
 
+def _bobs_offer_behind_anns_turn():
+    """A queued table (confirm_reaction 1 s) whose offer of a guess for Bob's unsure read (4, 5, 6) waits
+    behind the words of Ann's turn (L, dot, C)."""
+    table, speaker, now = _queued_table(confirm_reaction=1.0)
+    speaker.say_all()
+    table.action("roll", "L . C")  # Ann's turn: its words wait to be said
+    table.roll_seen(RollObservation(("4", "5", "6"), verdict="unsure"))  # Bob's read, its offer behind them
+    return table, speaker, now
+
+
 def test_a_new_throw_drops_the_stale_guess_and_a_press_before_the_new_guess_is_heard_is_not_taken():
     # Found by a review: Ann, unsure of her roll, threw again while the offer of its guess was still
     # waiting to be said; the new throw, unsure too, offered another guess behind it. The table heard
@@ -1026,10 +1036,7 @@ def test_a_press_of_confirm_too_soon_is_told_after_the_offer_without_cutting_it(
 
 
 def test_a_press_of_confirm_too_soon_while_the_offer_waits_is_told_after_it_and_a_new_throw_drops_both():
-    table, speaker, now = _queued_table(confirm_reaction=1.0)
-    speaker.say_all()
-    table.action("roll", "L . C")  # Ann's turn: its words wait to be said
-    table.roll_seen(RollObservation(("4", "5", "6"), verdict="unsure"))  # Bob's read, its offer behind them
+    table, speaker, now = _bobs_offer_behind_anns_turn()
     table.action("confirm")  # for something said before: the offer waits
     assert table.referee.game.state.rolls == 1
     waiting = [text for text, _ in speaker.waiting]
@@ -1287,10 +1294,7 @@ def test_a_press_of_confirm_once_the_offer_is_heard_is_taken_though_status_was_p
     # words (status no longer cuts them) queued its chips and the offer again behind the first offer. The
     # first offer was then said in full, and a press of confirm as it ended was ignored without a word:
     # the speaker timed status's offer, still waiting, and nothing had noted when the first began.
-    table, speaker, now = _queued_table(confirm_reaction=1.0)
-    speaker.say_all()
-    table.action("roll", "L . C")  # Ann's turn: its words wait to be said
-    table.roll_seen(RollObservation(("4", "5", "6"), verdict="unsure"))  # Bob's read, its offer behind them
+    table, speaker, now = _bobs_offer_behind_anns_turn()
     table.action("status")  # at once, to hear the chips
     while speaker.waiting:  # said one by one: the first prompt said is the offer heard
         text, prompt = speaker.waiting.pop(0)
