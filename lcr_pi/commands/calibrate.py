@@ -97,16 +97,23 @@ def _settled_frame(source, seconds: float = 2.0, *, last: bool = False):
     return frame
 
 
-def refuse_blank(picture, name: str):
-    """``picture``, or a UserError when it is blank (all one shade, as the reader calls a frame blank): a
-    covered camera or the light off. Found by an audit: such a picture was saved as the calibration
-    ("the empty tray guides reading"), over the old one, the tray not found and, on the Pi, the
-    exposure locked at what the dark gave."""
+def refuse_unfit(picture, name: str, tray=None):
+    """``picture``, or a UserError when it is no picture to calibrate from: blank (all one shade, as the
+    reader calls a frame blank: a covered camera or the light off), overexposed or too dark
+    (:func:`~lcr_pi.vision.calibration.exposure_problem`, measured on ``tray`` when given). Found by
+    audits: a blank picture was saved as the calibration ("the empty tray guides reading"), over the
+    old one, the tray not found and, on the Pi, the exposure locked at what the dark gave; an
+    overexposed one (a lamp too bright, the exposure not settled) was saved with a die size measured
+    on burnt-out, merged dice, which steered every read of the night."""
+    from lcr_pi.vision.calibration import exposure_problem
     from lcr_pi.vision.reader import ReaderSettings
 
     if float(picture[::8, ::8].std()) < ReaderSettings().blank_std:
         raise UserError(f"{name}: the picture is blank (all one shade): is the camera covered or the light off? "
                         "Nothing was saved")
+    problem = exposure_problem(picture, tray)
+    if problem:
+        raise UserError(f"{name}: {problem}. Nothing was saved")
     return picture
 
 
@@ -130,10 +137,10 @@ def run(args) -> int:
     if args.empty and not args.image:
         raise UserError("--empty goes with --image (from the camera, the empty tray is pictured first)")
     if args.image:
-        with_dice = refuse_blank(read_image(args.image), args.image)
+        with_dice = refuse_unfit(read_image(args.image), args.image, tray)
         empty = with_dice
         if args.empty:
-            empty = refuse_blank(read_image(args.empty), args.empty)
+            empty = refuse_unfit(read_image(args.empty), args.empty, tray)
             if empty.shape != with_dice.shape:
                 raise UserError(f"--empty {args.empty} is {empty.shape[1]}x{empty.shape[0]} but --image {args.image} "
                                 f"is {with_dice.shape[1]}x{with_dice.shape[0]}: take both with the same camera")
@@ -146,13 +153,14 @@ def run(args) -> int:
         source_name = f"camera:{spec}"
         try:
             _wait("Empty the tray, then press Enter.", args.yes)
-            empty = refuse_blank(_settled_frame(source), "the camera's picture of the empty tray")
+            empty = refuse_unfit(_settled_frame(source), "the camera's picture of the empty tray", tray)
             if isinstance(source, PiCameraSource):
                 controls = locked_controls(source.camera.capture_metadata())
                 print(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
                       f"colour gains {controls['ColourGains']}")
             _wait("Now roll the dice into the tray, then press Enter.", args.yes)
-            with_dice = refuse_blank(_settled_frame(source, 1.0, last=True), "the camera's picture of the dice")
+            with_dice = refuse_unfit(_settled_frame(source, 1.0, last=True), "the camera's picture of the dice",
+                                     tray)
         finally:
             source.close()
     # The empty-tray picture may guide reading only if it really is empty: a die left in it would

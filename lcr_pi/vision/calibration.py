@@ -218,6 +218,49 @@ def make_calibration(image: np.ndarray, *, tray: Box | None = None, die_px: floa
     )
 
 
+# A picture too badly exposed to calibrate from (lcr-pi calibrate refuses it, as it refuses a blank one).
+# Measured on rendered scenes made brighter (README "Fitting it to a table"): with more of the tray
+# clipped, white dice and a light tray burn out together, dice merge or split, and the die size
+# measured strays by a quarter and more; real photographs and well-lit renders clip almost nothing.
+CLIPPED_LEVEL = 250  # a pixel with a colour channel at least this bright is burnt out
+MAX_CLIPPED_SHARE = 0.25  # over this share of the tray burnt out: overexposed
+DARK_LEVEL = 32  # the picture's brightest parts (its 99.9th grey percentile) under this: too dark
+
+
+def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
+    """What makes ``image`` too overexposed or too dark to calibrate from, in words; None when it is fit.
+
+    Overexposed: more than :data:`MAX_CLIPPED_SHARE` of the tray (``tray``, else the one found) has a
+    colour channel at :data:`CLIPPED_LEVEL` or above. Too dark: the brightest parts of the picture
+    (99.9th percentile of grey) are under :data:`DARK_LEVEL`.
+
+    >>> tray = np.full((240, 320, 3), 120, np.uint8)
+    >>> exposure_problem(tray) is None
+    True
+    >>> exposure_problem(np.full((240, 320, 3), 255, np.uint8))[:27]
+    'the picture is overexposed '
+    >>> exposure_problem(tray // 5)[:26]
+    'the picture is too dark (i'
+    """
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    x0, y0, x1, y1 = tray or find_tray(image).box
+    floor = image[max(0, y0):y1:2, max(0, x0):x1:2]
+    if floor.size == 0:  # a tray given outside the picture (refused later, in its own words)
+        floor = image[::2, ::2]
+    clipped = float((floor >= CLIPPED_LEVEL).any(axis=2).mean())
+    if clipped > MAX_CLIPPED_SHARE:
+        return (f"the picture is overexposed ({clipped:.0%} of the tray is burnt out to white, so dice merge "
+                "and their size is measured wrong): dim the light or turn the lamp away, or wait for the "
+                "camera's exposure to settle, then calibrate again")
+    grey = cv2.cvtColor(np.ascontiguousarray(image[::2, ::2]), cv2.COLOR_BGR2GRAY)
+    brightest = float(np.percentile(grey, 99.9))
+    if brightest < DARK_LEVEL:
+        return (f"the picture is too dark (its brightest parts are {brightest:.0f} of 255): turn the light on or "
+                "up, or wait for the camera's exposure to settle, then calibrate again")
+    return None
+
+
 def locked_controls(metadata: dict) -> dict:
     """picamera2 controls that freeze exposure and white balance at the values auto-exposure settled on.
 

@@ -637,3 +637,62 @@ def test_a_calibration_of_the_format_before_the_sha256_is_still_read(tmp_path):
     assert warning is None and cal.reference_sha256 is None
     reference, warning = load_reference_or_none(cal, path)
     assert warning is None and reference is not None
+
+
+def _exposed(image: np.ndarray, gain: float) -> np.ndarray:
+    """``image`` as a camera would give it with ``gain`` times the light (clipped at white)."""
+    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def test_calibrate_refuses_an_overexposed_or_too_dark_picture_and_keeps_the_old_calibration(tmp_path, capsys):
+    # Found by an audit: a lamp too bright (or auto-exposure not settled) burns white dice and a light
+    # tray out; dice merge, the die size measured is wrong, and it was saved and steered every read of
+    # the night (finds under half or over twice it dropped). Refused as a blank picture is.
+    scene = random_scene(np.random.default_rng(1), size=(640, 480), n_dice=2, preset="felt-table")
+    image, bright, dark = tmp_path / "tray.png", tmp_path / "bright.png", tmp_path / "dark.png"
+    cv2.imwrite(str(image), scene.image)
+    cv2.imwrite(str(bright), _exposed(scene.image, 3.0))
+    cv2.imwrite(str(dark), _exposed(scene.image, 0.15))  # 0.1: blank
+    out = tmp_path / "cal" / "table.json"
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--die-px", "33"]) == 0
+    before = out.read_bytes(), reference_of(out).read_bytes()
+    capsys.readouterr()
+    for pictures in (["--image", str(bright)], ["--image", str(image), "--empty", str(bright)],
+                     ["--image", str(bright), "--tray", "20,30,600,460", "--die-px", "33"]):
+        assert main(["calibrate", *pictures, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{bright}: the picture is overexposed" in err and "of the tray is burnt out" in err, err
+        assert "dim the light" in err and "wait for the camera's exposure to settle" in err, err
+        assert "Nothing was saved" in err and "Traceback" not in err, err
+    for pictures in (["--image", str(dark)], ["--image", str(image), "--empty", str(dark)]):
+        assert main(["calibrate", *pictures, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{dark}: the picture is too dark" in err and "turn the light on or up" in err, err
+        assert "Nothing was saved" in err, err
+    # From a camera: an overexposed empty tray is said at its step, before the dice are asked for; an
+    # overexposed picture of the dice at the dice's step.
+    for first, last, step in ((_exposed(scene.image, 3.0), scene.image, "empty tray"),
+                              (scene.image, _exposed(scene.image, 3.0), "dice")):
+        folder = tmp_path / f"frames-{step}"
+        folder.mkdir()
+        cv2.imwrite(str(folder / "000.png"), first)
+        cv2.imwrite(str(folder / "001.png"), last)
+        assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out)]) == 2
+        captured = capsys.readouterr()
+        assert f"the camera's picture of the {step}: the picture is overexposed" in captured.err, captured.err
+        assert ("roll the dice" in captured.out) == (step == "dice")
+    assert (out.read_bytes(), reference_of(out).read_bytes()) == before
+
+
+@pytest.mark.parametrize("preset", [None, "felt-table", "pi-black-tray"])
+def test_well_exposed_pictures_are_fit_to_calibrate_from(preset):
+    from lcr_pi.vision.calibration import exposure_problem
+    from lcr_pi.vision.render import roll_sequence
+
+    for seed in range(4):
+        frames, _ = roll_sequence(np.random.default_rng(seed), size=(640, 480), faces=["3", "6"], n_frames=4,
+                                  preset=preset, empty_frames=1)
+        assert exposure_problem(frames[0]) is None and exposure_problem(frames[-1]) is None, (preset, seed)
+        if preset != "pi-black-tray":  # a black tray does not burn out: only its dice do (not measured)
+            assert "overexposed" in exposure_problem(_exposed(frames[-1], 4.0)), (preset, seed)
+        assert "too dark" in exposure_problem(_exposed(frames[-1], 0.1)), (preset, seed)
