@@ -2,7 +2,8 @@
 
 From the camera: the program first asks for the empty tray (what is found there, clutter beside the
 tray, is then not taken for your die), then for each face asks you to put one die in the tray
-showing that face, a few times (turn it between views), pressing Enter each time. From a folder: a
+showing that face, a few times (turn it between views), pressing Enter each time; typing ``back``
+(or ``undo``) and Enter takes the last view back (a wrong face shown, a blurred view). From a folder: a
 labelled roll folder (``../shared/data/README.md`` format) of your dice; labels with ``corners`` or ``boxes`` are
 used as they are, otherwise the reader finds the single die in each picture.
 The taught set goes to ``calibration/teach-DESIGN.npz``; the game uses it when present.
@@ -216,25 +217,42 @@ def _newest_frame(source):
     return frame
 
 
+#: Typed at a view's prompt (then Enter): the last view taken is taken back.
+BACK_WORDS = ("back", "undo")
+
+
 def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=print) -> dict:
     """Prompted views: a picture of the empty tray (what is found there is not a die shown, see
-    :func:`already_there`), then for each face ``views`` pictures of one die showing it."""
+    :func:`already_there`), then for each face ``views`` pictures of one die showing it.
+
+    ``ask(prompt)`` returns what was typed before Enter (None or "" for nothing): ``back`` or ``undo``
+    takes the last view taken back, of this face or the face before (a wrong face shown, a blurred
+    view), says which, and asks for it again."""
     from lcr_pi.vision.teach import view_context
 
     ask("Empty the tray (no dice in it), then press Enter ")
     there = already_there(reader, _newest_frame(source))
+    taken: list[tuple[str, np.ndarray]] = []
+    while len(taken) < views * len(faces):
+        face, k = faces[len(taken) // views], len(taken) % views
+        typed = ask(f"Show the {face} face (view {k + 1} of {views}; turn the die a little each time), then press "
+                    "Enter (or type back and Enter to take the last view back) ")
+        if (typed or "").strip().lower() in BACK_WORDS:
+            if not taken:
+                say("There is no view to take back yet.")
+            else:
+                gone = taken.pop()[0]
+                say(f"Took back view {len(taken) % views + 1} of the {gone} face; show it again.")
+            continue
+        frame = _newest_frame(source)
+        outline, dice = die_shown(reader, frame, there=there)
+        if outline is None:
+            say(f"I see {'no' if not dice else 'more than one'} die; put exactly one die in the tray and try again.")
+            continue
+        taken.append((face, view_context(frame, outline)))
     examples: dict[str, list] = {}
-    for face in faces:
-        k = 0
-        while k < views:
-            ask(f"Show the {face} face (view {k + 1} of {views}; turn the die a little each time), then press Enter ")
-            frame = _newest_frame(source)
-            outline, dice = die_shown(reader, frame, there=there)
-            if outline is None:
-                say(f"I see {'no' if not dice else 'more than one'} die; put exactly one die in the tray and try again.")
-                continue
-            examples.setdefault(face, []).append(view_context(frame, outline))
-            k += 1
+    for face, view in taken:
+        examples.setdefault(face, []).append(view)
     return examples
 
 
@@ -265,8 +283,10 @@ def run(args) -> int:
 
         def ask(prompt):
             print(prompt, end="", flush=True)
-            if not sys.stdin.readline():
+            line = sys.stdin.readline()
+            if not line:
                 raise UserError("input ended before every face was shown")
+            return line
 
         try:
             examples = examples_from_camera(source, reader, KIND_FACES[args.kind or "lcr"], args.views, ask=ask)

@@ -769,6 +769,77 @@ def test_teaching_from_the_camera_leaves_out_what_the_empty_tray_shows_but_not_s
     assert said == ["I see more than one die; put exactly one die in the tray and try again."]
 
 
+class _OneDieCamera:
+    """A camera whose n-th picture is all of shade n (0: the empty tray), and a reader that sees one
+    die in the middle of every picture but the empty tray's."""
+
+    def __init__(self):
+        self.shown = 0
+        self.reads = 0
+
+    def read(self):
+        self.reads += 1
+        if self.reads % 5 == 1 and self.reads > 1:  # each press reads 5 frames (the newest wins)
+            self.shown += 1
+        return np.full((360, 480, 3), self.shown, np.uint8)
+
+    def close(self):
+        pass
+
+
+class _MiddleDieReader:
+    def read(self, frame, *, dice_kind="auto", calibration=None):
+        if not frame[0, 0, 0]:
+            return Reading((), "no_dice")
+        box = ((225, 165), (255, 165), (255, 195), (225, 195))
+        return Reading((DieReading("L", 0.9, (225, 165, 255, 195), box, (240, 180), "centre", False),), "unsure")
+
+
+def test_teaching_from_the_camera_takes_back_the_last_view_when_back_or_undo_is_typed():
+    # Found by an audit: a player who showed the wrong face (or a blurred view) could not take the
+    # view back; it was taught as that face.
+    from lcr_pi.commands.teach import examples_from_camera
+
+    answers = iter(["", "back", "", "", "back", "", "", " Undo ", "", ""])
+    prompts, said = [], []
+
+    def ask(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    camera = _OneDieCamera()
+    examples = examples_from_camera(camera, _MiddleDieReader(), ["L", "C"], 2, ask=ask, say=said.append)
+    # Pictures 1-6 were taken; view 2 of L (picture 2) and view 1 of C (picture 4) were taken back.
+    assert {f: [int(v[0, 0, 0]) for v in views] for f, views in examples.items()} == {"L": [1, 3], "C": [5, 6]}
+    assert said == ["There is no view to take back yet.",
+                    "Took back view 2 of the L face; show it again.",
+                    "Took back view 1 of the C face; show it again."]
+    assert "(view 2 of 2;" in prompts[5] and "Show the L face" in prompts[5]  # back to the L face's view 2
+    assert all("type back" in p for p in prompts[1:])
+
+
+def test_teach_command_from_the_camera_takes_back_a_view_typed_back(tmp_path, capsys, monkeypatch):
+    import io
+
+    import lcr_pi.camera
+    import lcr_pi.vision.reader
+    import lcr_pi.vision.teach
+
+    taught = {}
+
+    def teach(examples, **kw):
+        taught.update(examples)
+        raise UserError("stopped here by the test")
+
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", lambda spec, **kw: _OneDieCamera())
+    monkeypatch.setattr(lcr_pi.vision.reader, "DiceReader", lambda models=None: _MiddleDieReader())
+    monkeypatch.setattr(lcr_pi.vision.teach, "teach", teach)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 4 + "back\n" + "\n" * 10))
+    assert main(["teach", "--name", "mine", "--views", "3", "--out", str(tmp_path / "t.npz")]) == 2
+    assert "Took back view 3 of the L face; show it again." in capsys.readouterr().out
+    assert [int(v[0, 0, 0]) for v in taught["L"]] == [1, 2, 4] and set(taught) == {"L", "C", "R", "dot"}
+
+
 def test_a_teaching_picture_beside_clutter_the_reader_keeps_as_dice_is_outlined_given_the_empty_tray():
     """The shipped reader at dev table 705 (dice 28 px): a domino beyond the tray's rim is found
     surely and kept as dice in every picture, the empty tray's too; 78 of 80 teaching pictures were
