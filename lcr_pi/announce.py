@@ -34,6 +34,32 @@ def number(n: int) -> str:
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
+#: From this many players (a table of 8 to 20) the referee says the table in groups rather than player by
+#: player: status (:mod:`lcr_pi.referee`), the games won after each game of a series and at a restart
+#: (:func:`games_won_words`), the roll-off as it stands. Said one by one, a table of 20 heard 79 words of
+#: games won after each game (27 s at 175 words a minute). Smaller tables are said player by player.
+BIG_TABLE = 8
+
+
+def games_won_words(players, wins, lead: str = "Games won") -> str:
+    """A series' tally as a sentence: at a table of 3 to 7 each player's games won one by one; at a big
+    table (:data:`BIG_TABLE`) grouped as status groups the chips, and "No games won yet." before any.
+
+    >>> games_won_words(["Ann", "Bob", "Cy"], [0, 0, 1], "Games won so far")
+    'Games won so far: Ann has none, Bob has none, Cy has one win.'
+    >>> big = "Ann Bob Cy Di Ed Flo Gus Hal".split()
+    >>> games_won_words(big, [0, 0, 1, 0, 0, 2, 0, 0])
+    'Games won: Flo has two wins; Cy has one; everyone else has none.'
+    >>> games_won_words(big, [0] * 8)
+    'No games won yet.'
+    """
+    if len(players) < BIG_TABLE:
+        return f"{lead}: {wins_tally(players, wins)}."
+    if not any(wins):
+        return "No games won yet."
+    return f"{lead}: {grouped_counts(players, wins, games_won)}."
+
+
 def wins_tally(players, wins) -> str:
     """Each player's games won, with "has" and "win" around the number (a name may end in one).
 
@@ -281,7 +307,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
     if isinstance(e, ev.RollOffWon):
         return [f"{e.player} goes first, with {number(e.score)}."]
     if isinstance(e, ev.SeriesTally):
-        return [f"Games won so far: {wins_tally([name(s) for s in range(len(e.wins))], e.wins)}."]
+        return [games_won_words([name(s) for s in range(len(e.wins))], e.wins, "Games won so far")]
     if isinstance(e, ev.SeriesWon):
         wins = e.wins[e.seat]
         return [

@@ -23,8 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (announce, as_sentence, chips, dice, games_won, grouped_counts, join_names, number,
-                             one_chip_each, series_goes_on, series_opening, spoken_faces, wins_tally)
+from lcr_pi.announce import (BIG_TABLE, announce, as_sentence, chips, dice, games_won_words, grouped_counts,
+                             join_names, number, one_chip_each, series_goes_on, series_opening, spoken_faces)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -44,12 +44,11 @@ MOST_PLAYERS_NAMED = 20
 #: again, and nobody knew how far it was. Fewer (a table of 3 to 7) are said as before.
 MANY_TO_CHOOSE = 7
 
-#: From this many players, status (and "Welcome back") says whose turn it is first, groups the players by
-#: their chips and games won ("Bob has one chip; Cy has none; everyone else has three chips"), and says
-#: the chances in a few words. Said one by one, player by player, a table of 12 heard 74 words (25 s at
-#: 175 words a minute) before whose turn it was, and a table of 20 heard 106 (36 s). Smaller tables are
-#: said player by player, as before.
-BIG_TABLE = 8
+# From BIG_TABLE players (:data:`lcr_pi.announce.BIG_TABLE`, 8), status (and "Welcome back") says whose
+# turn it is first, groups the players by their chips and games won ("Bob has one chip; Cy has none;
+# everyone else has three chips"), and says the chances in a few words. Said one by one, player by player,
+# a table of 12 heard 74 words (25 s at 175 words a minute) before whose turn it was, and a table of 20
+# heard 106 (36 s). Smaller tables are said player by player, as before.
 
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
@@ -236,7 +235,7 @@ class Referee:
         words = ["Welcome back. The roll-off starts again from the first roll." if self.phase == "roll_off"
                  else "Welcome back."]
         if self.series is not None and self.series.games > 0:
-            words.append(f"Games won so far: {wins_tally(self.config.players, self.series.wins)}.")
+            words.append(games_won_words(self.config.players, self.series.wins, "Games won so far"))
         welcome = [Say(line) for line in words]
         self._last_words = welcome + self._last_words
         return welcome + begun
@@ -876,12 +875,7 @@ class Referee:
         return f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}."
 
     def _games_won_words(self) -> str:
-        players, won = self.config.players, self.series.wins
-        if len(players) < BIG_TABLE:
-            return f"Games won: {wins_tally(players, won)}."
-        if not any(won):
-            return "No games won yet."
-        return f"Games won: {grouped_counts(players, won, games_won)}."
+        return games_won_words(self.config.players, self.series.wins)
 
     def _roll_off_status_words(self) -> list[str]:
         """The roll-off as it stands: who is in it, what each has scored this round, the series, and

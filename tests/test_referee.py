@@ -1155,3 +1155,35 @@ def test_status_at_a_table_of_seven_is_said_player_by_player_as_before():
         "Ann has three chips, Bob has three chips, Cy has three chips, Di has three chips, Ed has three chips, "
         "Flo has three chips, Gus has three chips. No chips in the centre. No one is clearly favoured to win yet; "
         "the leader has about 14 percent. It is Ann's turn: roll three dice.")
+
+
+def a_big_series_rolling_off_after_its_first_game(players):
+    """A first to two wins among ``players``, each game's starter rolled for: the last player won the
+    first game, and the roll-off for the second is under way."""
+    ref = Referee(GameConfig.create(players), series_rules=SeriesRules(first_to=2, next_starter="roll-off"))
+    ref.start()
+    while ref.phase != "game_over":
+        out = ref.on_roll(clear("C", "C", "C"))
+    ref.on_action("confirm")
+    return ref, out
+
+
+def test_a_big_series_says_its_games_won_grouped_after_a_game_and_at_a_restart():
+    # Found by an audit playing by ear: the tally after each game and at "Welcome back" said every
+    # player's wins one by one, 65 words at 20 players (22 s), as status no longer did.
+    ref, won = a_big_series_rolling_off_after_its_first_game(BIG)
+    tally = "Games won so far: Tess has one win; everyone else has none."
+    assert said(won).endswith(f"wins the pot of 57 chips! {tally} Press confirm for the next game.")
+    ref.on_roll(clear("1", "2", "3"))
+    ref.on_action("undo")  # saved with no game
+    words = said(Referee.restore(ref.snapshot()).start())
+    assert words.startswith(f"Welcome back. The roll-off starts again from the first roll. {tally} Roll-off")
+    assert len(tally.split()) == 12  # was 65
+    seven, won = a_big_series_rolling_off_after_its_first_game(BIG[:7])
+    tally = ("Games won so far: Ann has none, Bob has none, Cy has none, Di has none, Ed has none, Flo has none, "
+             "Gus has one win.")
+    assert said(won).endswith(f"wins the pot of eighteen chips! {tally} Press confirm for the next game.")
+    seven.on_roll(clear("1", "2", "3"))
+    seven.on_action("undo")
+    words = said(Referee.restore(seven.snapshot()).start())
+    assert words.startswith(f"Welcome back. The roll-off starts again from the first roll. {tally} Roll-off")
