@@ -846,28 +846,35 @@ class Referee:
         favoured = self._favoured_words(state)
         if favoured:
             words.append(favoured)
+        if self.phase == "game_over":
+            won, then = self._game_over_words(state)
+            # At a big table the winner is said first, as whose turn it is is in a game (found by a review:
+            # it came after every group of chips and the games won); what to press stays last.
+            return [won] + words + [then] if big else words + [f"{won} {then}"]
         now = self._status_now(state)
-        if not big or self.phase == "game_over":
+        if not big:
             return words + [now]
         if self.phase == "await_roll":
             return [now] + words  # whose turn, and how many dice, is what a player who lost track needs first
         # An offer or a decision is still said last, as a prompt (see _status), after whose turn it is first.
         return [f"It is {state.current_player}'s turn."] + words + [now]
 
+    def _game_over_words(self, state) -> tuple[str, str]:
+        """Status at a game's end: who won (the series too, once won), and what comes next."""
+        won = f"{self.config.players[state.winner]} won this game"
+        if self.series is not None and self.series.is_over:
+            # Said at the series' end, and so after a restart there (found by an audit: status and
+            # "Welcome back" said who won the game, and only "a new series" hinted it was over). The
+            # champion may not be the game's winner: a best of N can be settled by another's win.
+            champion = self.config.players[self.series.champion]
+            won += " and the series" if self.series.champion == state.winner else f", and {champion} the series"
+        # A best of N tied after its N games goes on, said here as at the game's end (found by an
+        # audit: status and "Welcome back" there said only "Press confirm for the next game").
+        play_on = series_goes_on(self.series) if self.series is not None else ""
+        return f"{won}.", f"{play_on + ' ' if play_on else ''}{self._game_over_prompt()}"
+
     def _status_now(self, state) -> str:
-        """What happens now, the last of status's words (the first at a big table's roll)."""
-        if self.phase == "game_over":
-            won = f"{self.config.players[state.winner]} won this game"
-            if self.series is not None and self.series.is_over:
-                # Said at the series' end, and so after a restart there (found by an audit: status and
-                # "Welcome back" said who won the game, and only "a new series" hinted it was over). The
-                # champion may not be the game's winner: a best of N can be settled by another's win.
-                champion = self.config.players[self.series.champion]
-                won += " and the series" if self.series.champion == state.winner else f", and {champion} the series"
-            # A best of N tied after its N games goes on, said here as at the game's end (found by an
-            # audit: status and "Welcome back" there said only "Press confirm for the next game").
-            play_on = series_goes_on(self.series) if self.series is not None else ""
-            return f"{won}. {play_on + ' ' if play_on else ''}{self._game_over_prompt()}"
+        """What happens now in a game in play, the last of status's words (the first at a big table's roll)."""
         if self.phase == "await_decision":
             return self._decision_reminder()
         if self.phase == "confirm_read" and self._unsure is not None:

@@ -1187,3 +1187,24 @@ def test_a_big_series_says_its_games_won_grouped_after_a_game_and_at_a_restart()
     seven.on_action("undo")
     words = said(Referee.restore(seven.snapshot()).start())
     assert words.startswith(f"Welcome back. The roll-off starts again from the first roll. {tally} Roll-off")
+
+
+def test_status_at_a_big_tables_game_over_says_the_winner_first():
+    # Found by a review: at a table of 8 or more status said whose turn it was first, but at a game's end
+    # it still said the chips and the games won first and the winner last, as a small table does.
+    ref = Referee(GameConfig.create(BIG[:8]), series_rules=SeriesRules(first_to=1), odds=close_odds)
+    ref.start()
+    while ref.phase != "game_over":
+        ref.on_roll(clear("C", "C", "C"))
+    words = said(ref.on_action("status"))
+    assert words == ("Hal won this game and the series. Hal has three chips; everyone else has no chips. "
+                     "21 chips in the centre. Games won: Hal has one win; everyone else has none. "
+                     "Press confirm for a new series.")
+    assert len(words.split()) == 37  # as before: the winner was heard after 24 words, now first
+    assert said(Referee.restore(ref.snapshot()).start()).endswith(words)
+    seven = table(players=BIG[:7], odds=close_odds)
+    while seven.phase != "game_over":
+        seven.on_roll(clear("C", "C", "C"))
+    assert said(seven.on_action("status")) == (
+        "Ann has no chips, Bob has no chips, Cy has no chips, Di has no chips, Ed has no chips, Flo has no chips, "
+        "Gus has three chips. Eighteen chips in the centre. Gus won this game. Press confirm for a new game.")
