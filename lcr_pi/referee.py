@@ -894,12 +894,42 @@ class Referee:
                      "tied and roll again."]
         else:
             words = ["Roll-off for who goes first."]
-        if off.scores:
+        if off.scores and len(players) >= BIG_TABLE:
+            words.append(self._roll_off_standing())
+        elif off.scores:
             words.append(_cap(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
         if self.series is not None:
             words.append(self._games_won_words())
         words.append(f"{off.next_player}, roll three dice.")
         return words
+
+    def _roll_off_standing(self) -> str:
+        """A big table's roll-off round as it stands: who leads and with what, who is still to roll and what
+        they need. Found by a review: status said every score of the round one by one, 58 words at 20
+        players, though only the lead and who is still to roll decide anything (a lower score is out).
+
+        >>> ref = Referee(GameConfig.create("Ann Bob Cy Di Ed Flo Gus Hal".split()), first_player="roll-off")
+        >>> _ = ref.start()
+        >>> for faces in (("1", "2", "3"), ("6", "5", "4"), ("2", "2", "2")):
+        ...     _ = ref.on_roll(RollObservation(faces))
+        >>> ref._roll_off_standing()
+        'Bob leads with fifteen. Still to roll: five players, from Di to Hal; sixteen or more leads.'
+        """
+        off, players = self.roll_off, self.config.players
+        best = max(n for _, n in off.scores)
+        leaders = [players[s] for s, n in off.scores if n == best]
+        rolled = {s for s, _ in off.scores}
+        to_roll = [s for s in off.contenders if s not in rolled]  # in seat order, the order they roll in
+        if len(to_roll) > 3 and to_roll == list(range(to_roll[0], to_roll[-1] + 1)):
+            still = f"{number(len(to_roll))} players, from {players[to_roll[0]]} to {players[to_roll[-1]]}"
+        else:  # a few, or a tie-break's players, who do not sit side by side
+            still = join_names([players[s] for s in to_roll])
+        # The most a roll scores: eighteen pips with ordinary dice, three dots with LCR dice, which a lead of
+        # three or less is taken for (ordinary dice score at least three, and three only with 1, 1, 1).
+        top = 6 * ROLL_OFF_DICE if best > ROLL_OFF_DICE else ROLL_OFF_DICE
+        need = f"{number(best + 1)} or more leads" if best < top else f"only {number(best)} ties"
+        return (f"{join_names(leaders)} {'leads' if len(leaders) == 1 else 'lead'} with {number(best)}. "
+                f"Still to roll: {still}; {need}.")
 
     def _favoured_words(self, state) -> str:
         if self.odds is None or state.is_over:

@@ -1208,3 +1208,44 @@ def test_status_at_a_big_tables_game_over_says_the_winner_first():
     assert said(seven.on_action("status")) == (
         "Ann has no chips, Bob has no chips, Cy has no chips, Di has no chips, Ed has no chips, Flo has no chips, "
         "Gus has three chips. Eighteen chips in the centre. Gus won this game. Press confirm for a new game.")
+
+
+def test_status_in_a_big_tables_roll_off_says_who_leads_and_who_is_still_to_roll():
+    # Found by a review: status in a roll-off said every score of the round one by one, 58 words of them
+    # at 20 players (67 in all, 23 s), though only the lead and the players still to roll decide anything.
+    ref = Referee(GameConfig.create(BIG), first_player="roll-off")
+    ref.start()
+    for seat in range(19):
+        ref.on_roll(clear("6", "5", "4") if seat == 2 else clear("1", "2", "3"))
+    words = said(ref.on_action("status"))
+    assert words == ("Roll-off for who goes first. Cy leads with fifteen. Still to roll: Tess; sixteen or more leads. "
+                     "Tess, roll three dice.")
+    assert len(words.split()) == 21  # was 67
+    ref.on_action("undo")
+    ref.on_action("undo")
+    assert said(ref.on_action("status")) == (
+        "Roll-off for who goes first. Cy leads with fifteen. Still to roll: Ros, Sam and Tess; sixteen or more "
+        "leads. Ros, roll three dice.")
+    ref.on_roll(clear("6", "5", "4"))  # Ros ties with Cy
+    ref.on_roll(clear("6", "6", "6"))  # Sam has the most a roll can score
+    assert said(ref.on_action("status")).startswith(
+        "Roll-off for who goes first. Sam leads with eighteen. Still to roll: Tess; only eighteen ties.")
+    ref.on_roll(clear("6", "6", "6"))  # Tess ties with Sam
+    ref.on_roll(clear("L", "dot", "dot"))
+    assert said(ref.on_action("status")) == (
+        "Roll-off for who goes first: Sam and Tess tied and roll again. Sam leads with two. "
+        "Still to roll: Tess; three or more leads. Tess, roll three dice.")
+    lcr = table(players=BIG[:9], first_player="roll-off")
+    for faces in (("dot", "dot", "dot"), ("L", "C", "dot"), ("R", "dot", "L")):
+        lcr.on_roll(clear(*faces))
+    assert said(lcr.on_action("status")) == (
+        "Roll-off for who goes first. Ann leads with three. Still to roll: six players, from Di to Ivy; "
+        "only three ties. Di, roll three dice.")
+
+
+def test_status_in_a_roll_off_at_a_table_of_seven_says_each_score_as_before():
+    ref = table(players=BIG[:7], first_player="roll-off")
+    for faces in (("1", "2", "3"), ("6", "5", "4"), ("2", "2", "2")):
+        ref.on_roll(clear(*faces))
+    assert said(ref.on_action("status")) == (
+        "Roll-off for who goes first. Ann scored six, Bob scored fifteen and Cy scored six. Di, roll three dice.")
