@@ -547,41 +547,66 @@ def test_the_command_with_mock_buttons_and_a_quit_from_the_keyboard(tmp_path, fa
     del stdin
 
 
+class OneAtATime(ActionQueue):
+    """Presses for :func:`run_setup`, each put only once the setup has taken and performed the one before
+    (a rate chosen has its speaker made, and its words queued) and that speaker has said them all. Not
+    timed: a press put on a clock came too soon on a busy machine, where making a speaker (which runs
+    espeak-ng --voices) took longer, and cut the rate's word before it was heard."""
+
+    def __init__(self, speakers: list):
+        super().__init__()
+        self.speakers = speakers  # as make_speaker makes them, the last in use
+        self._taken = 0  # presses the setup has taken
+        self._performed = -1  # presses performed: the setup came back for the next one after them (-1: not yet begun)
+        self._back = threading.Condition()
+
+    def get(self, *args, **kwargs):
+        with self._back:
+            self._performed = self._taken
+            self._back.notify_all()
+        item = super().get(*args, **kwargs)
+        with self._back:
+            self._taken += 1
+        return item
+
+    def press_all(self, presses, timeout: float = 60) -> None:
+        for number, press in enumerate(presses):
+            with self._back:
+                assert self._back.wait_for(lambda: self._performed >= number, timeout), f"press {number} not taken"
+            assert self.speakers[-1].wait_until_idle(timeout), "the words before a press were not all said"
+            self.put_action(*press) if isinstance(press, tuple) else self.put_action(press)
+
+
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_each_rate_is_heard_at_its_own_speed_with_real_espeak(tmp_path):
+    # What the player hears: the real espeak-ng writes each rate's words to WAV files, whose lengths do not
+    # depend on how busy the machine is (found once failing on a busy machine, as a press came too soon).
     made = []
 
     def make(rate, volume):
         made.append(EspeakSpeaker("en", rate, volume, sounds=False, output_dir=tmp_path / f"{len(made):02d}-{rate}"))
         return made[-1]
 
-    setup = VoiceSetup()
-    actions = ActionQueue()
-
-    def listener():  # waits for each sentence to be spoken before pressing again
-        for action in ["confirm", "confirm", "confirm", ("choose", "slow"), ("choose", "fastest"), "confirm",
-                       "confirm"]:
-            time.sleep(0.1)
-            while not made:
-                time.sleep(0.01)
-            made[-1].wait_until_idle(30)
-            actions.put_action(*action) if isinstance(action, tuple) else actions.put_action(action)
-
-    threading.Thread(target=listener, daemon=True).start()
-    speaker = run_setup(setup, actions, make, idle_s=10)
-    speaker.wait_until_idle(30)
+    actions = OneAtATime(made)
+    presses = threading.Thread(target=actions.press_all, daemon=True, args=(
+        ["confirm", "confirm", "confirm", ("choose", "slow"), ("choose", "fastest"), "confirm", "confirm"],))
+    presses.start()
+    speaker = run_setup(VoiceSetup(), actions, make, idle_s=10)
+    assert speaker.wait_until_idle(60)
     speaker.close()
     for s in made:
         s.close()
+    presses.join(5)
 
-    def seconds(folder_glob):
-        [folder] = tmp_path.glob(folder_glob)
-        files = sorted(folder.glob("*.wav"))
-        with wave.open(str(files[0])) as w:
+    def seconds(speaker):
+        [first, *_] = sorted(speaker.output_dir.glob("*.wav"))  # the word that chose the rate
+        with wave.open(str(first)) as w:
             return w.getnframes() / w.getframerate()
 
-    slow, fastest = seconds("*-140"), seconds("*-450")
-    assert slow > 1.8 * fastest, (slow, fastest)  # "slow." at 140 wpm against "fastest." at 450 wpm
+    _, slow, fastest = made
+    assert (slow.rate_wpm, slow.spoken[0], fastest.rate_wpm, fastest.spoken[0]) == (140, "slow.", 450, "fastest.")
+    assert slow.failure is None and fastest.failure is None  # each word was written whole, none cut
+    assert seconds(slow) > 1.8 * seconds(fastest), (seconds(slow), seconds(fastest))  # 0.9 s against 0.27 s here
 
 
 def test_undo_from_the_speech_rate_question_brings_the_chosen_voice_back():
