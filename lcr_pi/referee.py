@@ -924,10 +924,16 @@ class Referee:
             still = f"{number(len(to_roll))} players, from {players[to_roll[0]]} to {players[to_roll[-1]]}"
         else:  # a few, or a tie-break's players, who do not sit side by side
             still = join_names([players[s] for s in to_roll])
-        # The most a roll scores: eighteen pips with ordinary dice, three dots with LCR dice, which a lead of
-        # three or less is taken for (ordinary dice score at least three, and three only with 1, 1, 1).
-        top = 6 * ROLL_OFF_DICE if best > ROLL_OFF_DICE else ROLL_OFF_DICE
-        need = f"{number(best + 1)} or more leads" if best < top else f"only {number(best)} ties"
+        # The most a roll scores is eighteen pips with ordinary dice and three dots with LCR dice. The referee
+        # is not told which dice are rolled, and a lead of three or less can be either (ordinary dice score
+        # three with 1, 1, 1), so it is said in words true of both: "more than three leads", never "only
+        # three ties", which would be false of ordinary dice.
+        if best >= 6 * ROLL_OFF_DICE:
+            need = f"only {number(best)} ties"
+        elif best > ROLL_OFF_DICE:
+            need = f"{number(best + 1)} or more leads"
+        else:
+            need = f"more than {number(best)} leads"
         return (f"{join_names(leaders)} {'leads' if len(leaders) == 1 else 'lead'} with {number(best)}. "
                 f"Still to roll: {still}; {need}.")
 
