@@ -840,7 +840,15 @@ class Referee:
             # "has" between a name and its number: "Player 1 has two chips", not "Player 1 two chips",
             # which a listener hears as twelve (found by an audit).
             held = ", ".join(f"{name} has {chips(n)}" for name, n in zip(self.config.players, state.chips))
-        words = [f"{held}. {_cap(chips(state.pot))} in the centre."]
+        if not state.is_over:
+            pot = f"{_cap(chips(state.pot))} in the centre."
+        elif state.pot:
+            # The chips in the centre are the winner's now (found by a review: status after a win said
+            # "Twenty-one chips in the centre" right after "Ann wins the pot of twenty-one chips!").
+            pot = f"{self.config.players[state.winner]} won the pot of {chips(state.pot)}."
+        else:
+            pot = "The pot was empty."
+        words = [f"{held}. {pot}"]
         if self.series is not None:
             words.append(self._games_won_words())
         favoured = self._favoured_words(state)

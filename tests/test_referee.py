@@ -1198,16 +1198,16 @@ def test_status_at_a_big_tables_game_over_says_the_winner_first():
         ref.on_roll(clear("C", "C", "C"))
     words = said(ref.on_action("status"))
     assert words == ("Hal won this game and the series. Hal has three chips; everyone else has no chips. "
-                     "21 chips in the centre. Games won: Hal has one win; everyone else has none. "
+                     "Hal won the pot of 21 chips. Games won: Hal has one win; everyone else has none. "
                      "Press confirm for a new series.")
-    assert len(words.split()) == 37  # as before: the winner was heard after 24 words, now first
+    assert len(words.split()) == 39  # two more than before (the pot is said won); the winner is first, not after 24 words
     assert said(Referee.restore(ref.snapshot()).start()).endswith(words)
     seven = table(players=BIG[:7], odds=close_odds)
     while seven.phase != "game_over":
         seven.on_roll(clear("C", "C", "C"))
     assert said(seven.on_action("status")) == (
         "Ann has no chips, Bob has no chips, Cy has no chips, Di has no chips, Ed has no chips, Flo has no chips, "
-        "Gus has three chips. Eighteen chips in the centre. Gus won this game. Press confirm for a new game.")
+        "Gus has three chips. Gus won the pot of eighteen chips. Gus won this game. Press confirm for a new game.")
 
 
 def test_status_in_a_big_tables_roll_off_says_who_leads_and_who_is_still_to_roll():
