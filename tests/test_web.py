@@ -47,11 +47,15 @@ def new_table(tmp_path, players=("Ann", "Bob", "Cy"), **config):
 
 
 class Client:
-    def __init__(self, server):
+    """Requests to a scoreboard; ``source``: the address they come from (any of 127.0.0.0/8, another device)."""
+
+    def __init__(self, server, source: str | None = None):
         self.port = server.port
+        self.source = source
 
     def request(self, method, path, body=None, headers=None, raw=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5,
+                                          source_address=(self.source, 0) if self.source else None)
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
         hdrs = {"Content-Type": "application/json"} if data is not None else {}
         conn.request(method, path, body=data, headers={**hdrs, **(headers or {})})
@@ -577,16 +581,71 @@ def test_wrong_pins_are_rate_limited(served):
     assert actions.empty()
 
 
-def test_pin_guard_forgets_old_failures_and_locks_everyone_after_many():
+def test_a_guests_wrong_pins_from_several_addresses_do_not_lock_the_helper_out(served):
+    # Found by an audit: twenty wrong PINs from anyone locked every client for a minute, so a guest
+    # with a phone and a laptop (or one phone with several IPv6 addresses) locked the table's helper
+    # out of confirm and undo in the middle of a game.
+    _, actions, server, helper = served
+    assert helper.control({"action": "undo", "pin": PIN}) == (202, {"queued": "undo"})
+    assert actions.get_nowait() == ("undo", None)
+    for n in range(2, 6):  # five wrong PINs from each of four addresses: each of them locked
+        guest = Client(server, source=f"127.0.0.{n}")
+        for _ in range(5):
+            assert guest.control({"action": "undo", "pin": "0000"}) == (403, {"error": "Wrong PIN."})
+        assert guest.control({"action": "undo", "pin": PIN})[0] == 429
+    assert helper.control({"action": "undo", "pin": PIN}) == (202, {"queued": "undo"})
+    # The backstop: after twenty wrong PINs from all, an address that has not given the right PIN
+    # waits, even with it (a guess spread over many addresses gets no further); the helper does not.
+    response, content = Client(server, source="127.0.0.9").request("POST", "/api/action", {"action": "undo", "pin": PIN})
+    assert response.status == 429 and 540 < int(response.getheader("Retry-After")) <= 601
+    assert json.loads(content)["error"] == ("Too many wrong PINs on this network: for 10 minutes, only a device "
+                                            "that has given the right PIN before can use the controls.")
+    assert helper.control({"action": "undo", "pin": PIN})[0] == 202
+
+
+def test_pin_guard_locks_one_address_and_all_but_the_trusted_after_many():
     now = [0.0]
-    guard = PinGuard("2468", per_client=2, overall=3, window=60, clock=lambda: now[0])
+    guard = PinGuard("2468", per_client=2, overall=3, overall_window=300, clock=lambda: now[0])
     assert guard.check("a", "1") == guard.check("a", "2") == "wrong"
-    assert guard.check("a", "2468") == "locked"
+    assert guard.check("a", "2468") == "locked" and guard.retry_after("a") == 61
+    assert guard.check("b", "2468") == "ok"  # another address is not locked by a's
     now[0] = 61
     assert guard.check("a", "2468") == "ok"
-    for client in ("b", "c", "d"):
-        guard.check(client, "x")
-    assert guard.check("e", "2468") == "locked"
+    assert guard.check("a", "1") == "wrong"  # the right PIN cleared a's count: one wrong PIN is not two
+    assert guard.check("a", "2468") == "ok"
+    # Three wrong PINs from all within 300 s: the backstop, until the first is 300 s old.
+    assert guard.check("d", "2468") == "locked-all" and guard.retry_after("d") == 240
+    assert guard.check("a", "2468") == guard.check("b", "2468") == "ok"  # they gave the right PIN
+    now[0] = 300
+    assert guard.check("d", "2468") == "ok"
+
+
+def test_pin_guard_knows_one_address_however_it_is_written():
+    guard = PinGuard("2468", per_client=2, clock=lambda: 0.0)
+    assert guard.check("::ffff:192.168.1.5", "1") == guard.check("192.168.1.5", "2") == "wrong"
+    assert guard.check("::FFFF:192.168.1.5", "2468") == "locked"
+    assert guard.check("fe80::1%wlan0", "1") == guard.check("FE80::1", "2") == "wrong"
+    assert guard.check("fe80::1", "2468") == "locked"
+
+
+def test_pin_guard_keeps_a_bounded_number_of_addresses():
+    # A phone can take any number of IPv6 addresses: guessing from a new one each time, or asking with
+    # the right PIN from new ones while everyone is locked, must not make the guard grow without end.
+    now = [0.0]
+    guard = PinGuard("2468", per_client=5, overall=10_000, max_clients=50, max_trusted=10, clock=lambda: now[0])
+    for n in range(3000):
+        now[0] = n * 0.01
+        assert guard.check(f"fd00::{n:x}", "0000") == "wrong"
+    assert len(guard._failures) == 50
+    for n in range(100):
+        assert guard.check(f"fd00::1:{n:x}", "2468") == "ok"
+    assert len(guard._trusted) == 10
+    locked = PinGuard("2468", overall=3, clock=lambda: 0.0)
+    for n in range(3):
+        locked.check(f"fd00::{n}", "0000")
+    for n in range(3000):
+        assert locked.check(f"fd00::1:{n:x}", "2468") == "locked-all"
+    assert len(locked._failures) == 3 and not locked._trusted
 
 
 def test_speech_settings_go_through_the_validated_setter(served):

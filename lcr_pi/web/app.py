@@ -210,6 +210,10 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
         if verdict == "locked":
             raise Refused(429, "Too many wrong PINs. Wait a minute, then try again.",
                           {"Retry-After": str(guard.retry_after(client))})
+        if verdict == "locked-all":
+            wait = guard.retry_after(client)
+            raise Refused(429, f"Too many wrong PINs on this network: for {_minutes(wait)}, only a device that "
+                               f"has given the right PIN before can use the controls.", {"Retry-After": str(wait)})
         if verdict != "ok":
             raise Refused(403, "Wrong PIN.")
         return body
@@ -362,6 +366,16 @@ def _visible(name: str) -> str:
     """The name without what does not show: format characters (zero-width spaces, joiners, direction
     marks), control characters, spaces and blank signs. A family emoji keeps its people."""
     return "".join(c for c in name if unicodedata.category(c)[0] not in "CZ" and c not in _BLANK_SIGNS)
+
+
+def _minutes(seconds: int) -> str:
+    """"a minute", "2 minutes", ... (rounded up): how long a lock-out lasts, in words.
+
+    >>> _minutes(7), _minutes(61), _minutes(600)
+    ('a minute', '2 minutes', '10 minutes')
+    """
+    minutes = -(-seconds // 60)
+    return "a minute" if minutes <= 1 else f"{minutes} minutes"
 
 
 def _asset(name: str) -> bytes:

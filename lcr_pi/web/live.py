@@ -8,6 +8,7 @@ and published as a new board when they are ready.
 from __future__ import annotations
 
 import collections
+import ipaddress
 import json
 import logging
 import secrets
@@ -217,12 +218,22 @@ class OddsWorker:
 
 
 class PinGuard:
-    """Checks the control PIN in constant time and slows down guessing.
+    """Checks the control PIN in constant time and slows down guessing, one address at a time.
 
-    A client with ``per_client`` wrong PINs within ``window`` seconds is locked out until the oldest of
-    them is older than the window; ``overall`` wrong PINs from anyone lock every client the same way
-    (many phones guessing at once is an attack, not a family). A locked client is refused even with the
-    right PIN, so the lock reveals nothing.
+    An address with ``per_client`` wrong PINs within ``window`` seconds is locked out until the oldest of
+    them is older than the window; other addresses are not (found by an audit: twenty wrong PINs from a
+    guest's phone and laptop locked the table's helper out of confirm and undo). A right PIN clears its
+    address's count.
+
+    The backstop, for a guess spread over many addresses (a phone takes as many IPv6 addresses as it
+    likes): ``overall`` wrong PINs from all addresses within ``overall_window`` seconds lock every address
+    that has not given the right PIN within ``trusted_for`` seconds, until that count falls below
+    ``overall``. An address that has (the helper's phone) is held to its own limit only. A locked
+    address is refused even with the right PIN, so the lock reveals nothing.
+
+    At most ``max_clients`` addresses with wrong PINs and ``max_trusted`` with the right one are kept;
+    past that the ones heard from longest ago are forgotten. An address's wrong PINs count towards the
+    backstop whether it is kept or not.
 
     >>> guard = PinGuard("2468", per_client=2, clock=lambda: 0.0)
     >>> guard.check("10.0.0.5", "1111"), guard.check("10.0.0.5", "2222"), guard.check("10.0.0.5", "2468")
@@ -231,40 +242,92 @@ class PinGuard:
     'ok'
     """
 
-    def __init__(self, pin: str, *, per_client: int = 5, overall: int = 20, window: float = 60.0, clock=time.monotonic):
+    def __init__(self, pin: str, *, per_client: int = 5, window: float = 60.0, overall: int = 20,
+                 overall_window: float = 600.0, trusted_for: float = 12 * 3600.0, max_clients: int = 256,
+                 max_trusted: int = 64, clock=time.monotonic):
         self._pin = pin.encode("utf-8")
-        self.per_client = per_client
-        self.overall = overall
-        self.window = window
+        self.per_client, self.window = per_client, window
+        self.overall, self.overall_window = overall, overall_window
+        self.trusted_for = trusted_for
+        self.max_clients, self.max_trusted = max_clients, max_trusted
         self.clock = clock
-        self._failures: dict[str, collections.deque] = {}
+        #: Wrong PINs' times by address, the address heard from longest ago first.
+        self._failures: collections.OrderedDict[str, collections.deque] = collections.OrderedDict()
         self._all_failures: collections.deque = collections.deque()
+        #: When each address last gave the right PIN, the oldest first.
+        self._trusted: collections.OrderedDict[str, float] = collections.OrderedDict()
         self._lock = threading.Lock()
 
     def check(self, client: str, supplied) -> str:
-        """"ok", "wrong" or "locked"."""
+        """"ok", "wrong", "locked" (too many wrong PINs from this address) or "locked-all" (too many from
+        all, and this address has not given the right PIN lately)."""
         import hmac
 
+        client = _address_key(client)
         now = self.clock()
         with self._lock:
-            mine = self._failures.setdefault(client, collections.deque())
-            for failures in (mine, self._all_failures):
-                while failures and now - failures[0] >= self.window:
-                    failures.popleft()
-            if len(mine) >= self.per_client or len(self._all_failures) >= self.overall:
-                return "locked"
+            self._forget(now)
+            locked = self._locked(client)
+            if locked:
+                return locked
             given = supplied.encode("utf-8") if isinstance(supplied, str) else b""
             if hmac.compare_digest(given, self._pin):
+                self._failures.pop(client, None)
+                self._trusted.pop(client, None)
+                self._trusted[client] = now
+                while len(self._trusted) > self.max_trusted:
+                    self._trusted.popitem(last=False)
                 return "ok"
+            mine = self._failures.pop(client, collections.deque())
             mine.append(now)
+            self._failures[client] = mine  # now the address heard from last
+            while len(self._failures) > self.max_clients:
+                self._failures.popitem(last=False)
             self._all_failures.append(now)
-            if len(self._failures) > 1000:  # forget idle clients rather than grow without bound
-                for idle in [c for c, f in self._failures.items() if not f]:
-                    del self._failures[idle]
             return "wrong"
 
     def retry_after(self, client: str) -> int:
+        """Whole seconds until ``client`` may try again (at least 1)."""
+        client = _address_key(client)
         now = self.clock()
         with self._lock:
-            oldest = [f[0] for f in (self._failures.get(client), self._all_failures) if f]
-            return max(1, int(self.window - (now - min(oldest))) + 1) if oldest else 1
+            self._forget(now)
+            waits = [0.0]
+            mine = self._failures.get(client, ())
+            if len(mine) >= self.per_client:  # free once all but per_client - 1 of its wrong PINs are old
+                waits.append(self.window - (now - mine[len(mine) - self.per_client]))
+            if self._locked(client) == "locked-all":  # free once fewer than overall are recent
+                waits.append(self.overall_window - (now - self._all_failures[len(self._all_failures) - self.overall]))
+            return max(1, int(max(waits)) + 1)
+
+    def _locked(self, client: str) -> str | None:
+        if len(self._failures.get(client, ())) >= self.per_client:
+            return "locked"
+        if len(self._all_failures) >= self.overall and client not in self._trusted:
+            return "locked-all"
+        return None
+
+    def _forget(self, now: float) -> None:
+        """Drop wrong PINs older than their window, addresses left with none, and trust that has run out."""
+        while self._all_failures and now - self._all_failures[0] >= self.overall_window:
+            self._all_failures.popleft()
+        for client in list(self._failures):
+            failures = self._failures[client]
+            while failures and now - failures[0] >= self.window:
+                failures.popleft()
+            if not failures:
+                del self._failures[client]
+        while self._trusted and now - next(iter(self._trusted.values())) >= self.trusted_for:
+            self._trusted.popitem(last=False)
+
+
+def _address_key(client: str) -> str:
+    """One key for one address however it is written: an IPv4 client on an IPv6 socket comes as
+    ``::ffff:192.168.1.5``, and an IPv6 address may carry a zone (``%wlan0``) or capitals."""
+    try:
+        ip = ipaddress.ip_address(client.split("%", 1)[0])
+    except ValueError:
+        return client
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip)
