@@ -245,9 +245,14 @@ class Table:
             if skip is not None:
                 skip()
 
-    def action(self, name: str, argument: "str | SeenOnPage | None" = None) -> bool:
+    def action(self, name: str, argument: "str | SeenOnPage | PlayersFromPage | None" = None) -> bool:
         """One button or typed command. Returns False when the person asked to quit. A press of confirm
-        on the page (:class:`SeenOnPage`) for a guess no longer offered does nothing."""
+        on the page (:class:`SeenOnPage`) for a guess no longer offered does nothing; new players from the
+        page (:class:`PlayersFromPage`) are told whether they were taken once the table has said so."""
+        if isinstance(argument, PlayersFromPage):
+            request, argument = argument, argument.names
+        else:
+            request = None
         if name == "quit":
             return False
         if name == "roll":
@@ -307,6 +312,8 @@ class Table:
                 self._drop_prompts()
             self._skip_stale_words(counted)
             self.perform(outputs)
+            if request is not None:
+                request.answer(outputs, self.referee.config.players)
         return True
 
     def _too_soon_to_confirm(self, *, seen: bool = False) -> bool:
@@ -359,6 +366,33 @@ class SeenOnPage:
     the next game) is not taken while a guess is offered."""
 
     offer: int | None
+
+class PlayersFromPage:
+    """The argument of new players sent from the scoreboard page (``("players", PlayersFromPage(names))``,
+    ``names`` one a line): the table answers it once it has taken or refused them, and the page says
+    what happened. Found by an audit: the page said "New game with ..." and showed the names it sent
+    when the server had checked them, though a roll landing before the referee's turn came made the
+    game refuse them."""
+
+    def __init__(self, names: str):
+        self.names = names
+        #: Once answered: whether the players were changed, what the referee said (its refusal when
+        #: not), and the players as the game has them.
+        self.taken = False
+        self.said: tuple[str, ...] = ()
+        self.players: tuple[str, ...] = ()
+        self._answered = threading.Event()
+
+    def answer(self, outputs, players: tuple[str, ...]) -> None:
+        self.taken = any(isinstance(out, NewPlayers) for out in outputs)
+        self.said = tuple(out.text for out in outputs if isinstance(out, Say))
+        self.players = tuple(players)
+        self._answered.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the table has answered within ``timeout`` seconds."""
+        return self._answered.wait(timeout)
+
 
 #: Buttons and keys after which the words still queued are stale: they are cut before the answer.
 #: Not choose: it cuts only the prompts (the names offered, the Wild explanation), not the roll's moves

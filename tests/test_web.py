@@ -949,7 +949,7 @@ def test_the_players_can_be_set_from_the_page_before_the_first_roll_and_are_reme
         assert _board_when(client, lambda b: b["phase"] == "await_roll")["players_changeable"] is True
         status, body = client.control({"pin": PIN, "names": ["Ann", "  Grandma   Rose ", "Cy", "Di", ""]},
                                       path="/api/players")
-        assert (status, body) == (202, {"queued": "players", "names": ["Ann", "Grandma Rose", "Cy", "Di"]})
+        assert (status, body) == (200, {"players": ["Ann", "Grandma Rose", "Cy", "Di"]})  # taken by the game
         board = _board_when(client, lambda b: len(b["players"]) == 4)
         assert [p["name"] for p in board["players"]] == ["Ann", "Grandma Rose", "Cy", "Di"]
         assert [p["chips"] for p in board["players"]] == [3, 3, 3, 3]
@@ -961,11 +961,41 @@ def test_the_players_can_be_set_from_the_page_before_the_first_roll_and_are_reme
         assert board["players_changeable"] is False
         status, body = client.control({"pin": PIN, "names": ["Ann", "Bob", "Cy"]}, path="/api/players")
         assert status == 409 and "before the first roll" in body["error"]
+        assert body["players"] == ["Ann", "Grandma Rose", "Cy", "Di"]
         assert len(table.referee.config.players) == 4
     finally:
         actions.put(("quit", None))
         loop.join(timeout=5)
         server.stop()
+
+
+def test_players_the_game_refuses_after_the_server_let_them_through_are_answered_with_its_words(served):
+    # Found by an audit: a roll landing between the server's check and the referee's turn made the game
+    # refuse the new players, while the page said "New game with ..." and showed the names sent.
+    table, actions, server, client = served
+    answer = {}
+    asking = threading.Thread(target=lambda: answer.update(
+        reply=client.control({"pin": PIN, "names": ["Ann", "Bob", "Dee"]}, path="/api/players")))
+    asking.start()
+    name, request = actions.get(timeout=5)
+    assert name == "players"
+    table.action("roll", "L dot C")  # the roll lands first
+    table.action(name, request)
+    asking.join(timeout=5)
+    status, body = answer["reply"]
+    assert status == 409 and body == {
+        "error": "The players can be changed before the first roll of a game or once it is over. "
+                 "Undo the turns, or finish the game, first.",
+        "players": ["Ann", "Bob", "Cy"]}
+    assert table.referee.config.players == ("Ann", "Bob", "Cy")
+
+
+def test_players_the_game_does_not_answer_in_time_are_queued(served, monkeypatch):
+    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 0.1)
+    status, body = served[3].control({"pin": PIN, "names": ["Ann", " Bob ", "Dee"]}, path="/api/players")
+    assert (status, body) == (202, {"queued": "players", "names": ["Ann", "Bob", "Dee"]})
+    name, request = served[1].get_nowait()
+    assert (name, request.names) == ("players", "Ann\nBob\nDee")
 
 
 @pytest.mark.parametrize("names, error", [
@@ -993,17 +1023,19 @@ def test_bad_player_lists_are_refused_by_the_page_with_the_reason(served, names,
     assert client.control({"names": ["A", "B", "C"]}, path="/api/players")[0] == 403  # the PIN is needed
 
 
-def test_names_in_any_script_with_emoji_and_marks_are_taken_as_written(served):
+def test_names_in_any_script_with_emoji_and_marks_are_taken_as_written(served, monkeypatch):
+    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 0.1)  # no game takes them here
     names = ["\u05d3\u05e0\u05d4", "Zo\u00eb", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u0905\u0928\u093f",
              "<img src=x onerror=alert(1)>", "O'Brien \"Bo\""]
     status, body = served[3].control({"pin": PIN, "names": names}, path="/api/players")
     assert status == 202 and body["names"] == names
 
 
-def test_a_long_name_from_the_settings_file_may_stay_and_twenty_long_names_in_any_script_fit(tmp_path):
+def test_a_long_name_from_the_settings_file_may_stay_and_twenty_long_names_in_any_script_fit(tmp_path, monkeypatch):
     # Found by a review (2026-12-04): the page fills its field with the players' names, so a name of
     # more than 40 characters from the settings file refused every change of another name; and twenty
     # names of 40 characters in a script of three bytes each did not fit in a request.
+    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 0.1)  # no game takes them here
     long = "Great-grandmother Rosalind of the Lower Orchard Farm"
     table = new_table(tmp_path, players=(long, "Bob", "Cy"))
     table.start()

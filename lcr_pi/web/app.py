@@ -8,7 +8,9 @@ Routes, all fixed (nothing in a request names a file):
   table kept last, whatever the query string says);
 * ``POST /api/action``, ``POST /api/speech`` and ``POST /api/players`` the controls: only with a PIN in
   the config, checked on every request, and only names from :data:`CONTROL_ACTIONS`; the players (names
-  in seat order) start a new game with them, before a game's first roll or after its end. A confirm
+  in seat order) start a new game with them, before a game's first roll or after its end, answered once
+  the game has taken them (200, ``"players"``) or refused them (409, the referee's words as ``"error"``,
+  and ``"players"`` as the game has them). A confirm
   names the guess the page shows (``"guess"``: the board's ``guess.id``, or null when it shows none) and
   is refused (409) when that is not the guess offered now.
 """
@@ -26,7 +28,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import bottle
 
-from lcr_pi.table import SeenOnPage
+from lcr_pi.table import PlayersFromPage, SeenOnPage
 from lcr_pi.voice_setup import MAX_PLAYERS, MIN_PLAYERS
 from lcr_pi.web.lan import check_bind, is_lan_address, is_local_host, search_domains
 from lcr_pi.web.live import LiveBoard, PinGuard
@@ -43,6 +45,9 @@ MAX_STREAMS = 32
 #: guest cannot take every place (found by an audit: 32 streams from one laptop turned every phone away).
 MAX_STREAMS_PER_CLIENT = 8
 HEARTBEAT_SECONDS = 15.0
+#: How long a request for new players waits for the game to take or refuse them (the referee loop takes an
+#: action within a frame or two); past that it is answered "queued", and the table says what happened.
+PLAYERS_ANSWER_SECONDS = 5.0
 MAX_BODY = 4096  # twenty names of forty characters in a script of three bytes each, with room to spare
 #: The longest name the page takes: as long as a phone's button shows. How many players it may seat is
 #: what a remembered setup may hold (the names are remembered there).
@@ -87,9 +92,9 @@ class SpeakerControl:
 
 
 class Refused(Exception):
-    def __init__(self, status: int, message: str, headers: dict | None = None):
+    def __init__(self, status: int, message: str, headers: dict | None = None, body: dict | None = None):
         super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers or {}
+        self.status, self.message, self.headers, self.body = status, message, headers or {}, body or {}
 
 
 def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: bool = True):
@@ -105,6 +110,9 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
     def json_response(data, status=200, headers=None):
         return bottle.HTTPResponse(json.dumps(data), status, {
             "Content-Type": "application/json", "Cache-Control": "no-store", **(headers or {})})
+
+    def refusal(exc: Refused):
+        return json_response({"error": exc.message, **exc.body}, exc.status, exc.headers)
 
     @app.get("/")
     def index():
@@ -235,7 +243,7 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             elif "guess" in body:
                 raise Refused(400, "Only 'confirm' takes a guess.")
         except Refused as exc:
-            return json_response({"error": exc.message}, exc.status, exc.headers)
+            return refusal(exc)
         # A confirm from the page was for the guess the page showed, not one heard: the table takes it only
         # while that guess is still the one offered (Table.action checks again when the press's turn comes).
         actions.put((name, choice))
@@ -284,15 +292,24 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
                 raise Refused(400, "Every player needs a different name.")
             if not board.table.referee.can_change_players():
                 # Checked again by the referee when the request's turn comes; this answers at once.
-                raise Refused(409, "The players can be changed before the first roll of a game or once it is over.")
+                raise Refused(409, "The players can be changed before the first roll of a game or once it is over.",
+                              body={"players": list(players())})
             if tuple(names) == players():
                 # The referee would only say so, while the page said "New game with ..." (found by a
                 # review: the button pressed with the names as the page filled them in).
                 raise Refused(400, "These are the players already: change a name, or add or remove one.")
         except Refused as exc:
-            return json_response({"error": exc.message}, exc.status, exc.headers)
-        actions.put(("players", "\n".join(names)))
-        return json_response({"queued": "players", "names": names}, 202)
+            return refusal(exc)
+        # The answer is the game's: a roll landing before the request's turn comes makes the referee refuse
+        # the names this server let through (found by an audit: the page said "New game with ..." then).
+        request = PlayersFromPage("\n".join(names))
+        actions.put(("players", request))
+        if not request.wait(PLAYERS_ANSWER_SECONDS):
+            return json_response({"queued": "players", "names": names}, 202)  # the table will say
+        if request.taken:
+            return json_response({"players": list(request.players)})
+        return json_response({"error": " ".join(request.said) or "The players were not changed.",
+                              "players": list(request.players)}, 409)
 
     @app.post("/api/speech")
     def speech():
@@ -308,7 +325,7 @@ def make_app(board: LiveBoard, actions, *, pin: str | None = None, lan_only: boo
             except UserError as exc:
                 raise Refused(400, f"{str(exc)[0].upper()}{str(exc)[1:]}.") from None
         except Refused as exc:
-            return json_response({"error": exc.message}, exc.status, exc.headers)
+            return refusal(exc)
         board.speech_changed()
         rate, volume = board.speech.get()
         return json_response({"rate": rate, "volume": volume})

@@ -10,7 +10,8 @@
 //  * a control without the PIN (and with a wrong one) is refused and the board does not change; with
 //    the PIN, undo takes the turn back, a Wild decision is made with the keyboard, speech settings change,
 //    Escape cancels the new-game question,
-//    and the players are named before the first roll (not once the game has begun); an unsure read's guess
+//    and the players are named before the first roll (not once the game has begun; when a roll lands
+//    before the game takes them, the page says its refusal and shows the players kept); an unsure read's guess
 //    is confirmed from the page, and a press for a guess thrown again since (not yet shown) is refused;
 //  * the read-only page (no PIN in the config) shows no controls and its server answers 403;
 //  * with the odds off, the page shows no chance to win at all (not a "working it out" that never ends);
@@ -224,6 +225,37 @@ try {
   assert.deepEqual(state.players, ["Ann", "Bob", "Cy", "Dee Dee"]);
   await expectBoard(page, state, "new players");
   await page.waitForFunction(() => document.querySelectorAll("#players li")[3].textContent.includes("Dee Dee"));
+
+  // New players the game has not answered for in time: the page says they are sent (not that a new game
+  // began), its field shows the players as the board has them, and then as the game takes the new ones.
+  const heldOnce = async () => {
+    for (let i = 0; i < 100 && (await gm("/state")).held === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  };
+  await gm("/hold-players", { answer_seconds: 0.3 });
+  await page.fill("#player-names", "Ann\nBob\nCy\nDee");
+  await page.click("#players-submit");
+  await heldOnce();
+  await controlResult(page, "Sent: the referee says whether the players are changed.");
+  assert.equal(await page.inputValue("#player-names"), "Ann\nBob\nCy\nDee Dee");
+  await gm("/release-players", {});
+  await expectSaid(page, "The players are now Ann, Bob, Cy and Dee, in seat order.", "new players answered late");
+  await page.waitForFunction(() => document.getElementById("player-names").value === "Ann\nBob\nCy\nDee");
+
+  // A roll lands between the server's check of new players and the game's turn to take them: the game
+  // refuses them, and the page says its words and shows the players it kept (found by an audit: it said
+  // "New game with Ann, Bob, Cy." and showed them, until the next board).
+  await gm("/hold-players", {});
+  await page.fill("#player-names", "Ann\nBob\nCy");
+  await page.click("#players-submit");
+  await heldOnce();
+  state = await gm("/roll", {});
+  await gm("/release-players", {});
+  await controlResult(page, "The players can be changed before the first roll of a game or once it is over. "
+    + "Undo the turns, or finish the game, first.");
+  await page.waitForFunction(() => document.getElementById("player-names").value === "Ann\nBob\nCy\nDee");
+  assert.deepEqual((await gm("/state")).players, ["Ann", "Bob", "Cy", "Dee"]);
+  await expectBoard(page, state, "new players refused after a roll");
+  summary.turns_checked++;
 
   // Turns, each checked as it arrives.
   for (let turn = 1; turn <= 6; turn++) {

@@ -80,6 +80,30 @@ def synthetic_evidence(obs: RollObservation) -> bytes:
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
 
 
+class HoldingActions(ActionQueue):
+    """The referee loop's queue; between :meth:`hold_players` and :meth:`release_players` new players from
+    the page wait aside, as if the loop were slow to reach them (a roll can then land first)."""
+
+    def __init__(self):
+        super().__init__()
+        self.holding = False
+        self.held: list = []
+
+    def put(self, item, *args, **kwargs):
+        if self.holding and item[0] == "players":
+            self.held.append(item)
+            return
+        super().put(item, *args, **kwargs)
+
+    def hold_players(self) -> None:
+        self.holding = True
+
+    def release_players(self) -> None:
+        self.holding = False
+        while self.held:
+            super().put(self.held.pop(0))
+
+
 class TrayRolls:
     """A dice source like the camera's: each roll the game master throws comes with a photo."""
 
@@ -101,7 +125,7 @@ class GameMaster:
         self.config = GameConfig.create(["Ann", "Bob", "Cy", "Dee"], variant="wild")
         self.referee = Referee(self.config)
         self.speaker = RecordingSpeaker()
-        self.actions = ActionQueue()
+        self.actions = HoldingActions()
         self.table = Table(self.referee, speaker=self.speaker, store=GameStore(tmp_path, evidence_frames=5),
                            encode_evidence=synthetic_evidence)
         self.tray = TrayRolls()
@@ -154,6 +178,7 @@ class GameMaster:
             "speech": list(SpeakerControl.of(self.speaker).get()),
             "thrown": self.last_thrown,
             "guess": spoken_faces(ref.offered_guess) if ref.offered_guess else None,
+            "held": len(self.actions.held),
         }
 
     def blink(self) -> None:
@@ -207,6 +232,19 @@ def serve_game_master(gm: GameMaster):
         gm.roll(wild=bool(body.get("wild")), unsure=bool(body.get("unsure")))
         return reply(gm.state())
 
+    @app.post("/hold-players")
+    def hold_players():
+        """``answer_seconds``: how long the page's server waits for the game to take or refuse them."""
+        web_app.PLAYERS_ANSWER_SECONDS = float((bottle.request.json or {}).get("answer_seconds", 5.0))
+        gm.actions.hold_players()
+        return reply(gm.state())
+
+    @app.post("/release-players")
+    def release_players():
+        web_app.PLAYERS_ANSWER_SECONDS = 5.0
+        gm.actions.release_players()
+        return reply(gm.state())
+
     @app.post("/blink")
     def blink():
         gm.blink()
@@ -240,6 +278,7 @@ def test_scoreboard_in_chromium(tmp_path, monkeypatch):
             pytest.fail(f"the browser test cannot run in CI: {missing}")
         pytest.skip(missing)
     monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 1.0)  # a silent Pi is noticed in seconds, not a minute
+    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 5.0)  # the game master changes it
     gm = GameMaster(tmp_path)
     httpd = serve_game_master(gm)
     env = {

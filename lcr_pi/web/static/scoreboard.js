@@ -296,7 +296,8 @@
 
   // -- controls --------------------------------------------------------------------------------
 
-  async function post(url, body, done) {
+  // `done(data)` says what an answer that went through did; `refused(data)`, if given, is told of one that did not.
+  async function post(url, body, done, refused) {
     const result = $("control-result");
     const pin = $("pin").value;
     if (!pin) {
@@ -312,6 +313,7 @@
         body: JSON.stringify({ ...body, pin }),
       });
       const data = await response.json().catch(() => ({}));
+      if (!response.ok && refused) refused(data);
       result.textContent = response.ok ? done(data) : (data.error || `Refused (${response.status}).`);
     } catch (error) {
       result.textContent = "The scoreboard cannot be reached. Try again in a moment.";
@@ -338,6 +340,15 @@
     if (action === "confirm") body.guess = board && board.guess ? board.guess.id : null;
     if (action === "new_game") closeNewGame();
     post("/api/action", body, () => ACTION_DONE[action] || "Sent.");
+  }
+
+  // The players as the game has them, in the field: shown at once, as the board with them may have come
+  // before this answer while the field still counted as being edited, and no other comes (found by a test
+  // on a loaded machine: the field kept the typed "  Dee   Dee ").
+  function showPlayers(names) {
+    const field = $("player-names");
+    delete field.dataset.edited;
+    if (document.activeElement !== field) field.value = names.join("\n");
   }
 
   function closeNewGame() {
@@ -368,14 +379,17 @@
     $("players-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const names = $("player-names").value.split("\n").map((n) => n.trim()).filter((n) => n);
+      // The answer is the game's: the players it took, or its refusal and the players it kept (found by an
+      // audit: a roll landing before the change's turn came made the game refuse it, while the page said
+      // "New game with ..." and showed the names sent). Not answered in time, the field follows the board.
       post("/api/players", { names }, (data) => {
-        // Shown as taken: the board with them may have come before this answer, while the field still
-        // counted as being edited, and no other comes (found by a test on a loaded machine: the field
-        // kept the typed "  Dee   Dee ").
-        delete $("player-names").dataset.edited;
-        if (document.activeElement !== $("player-names")) $("player-names").value = data.names.join("\n");
-        return `New game with ${data.names.join(", ")}.`;
-      });
+        if (!data.players) {
+          showPlayers(board.players.map((p) => p.name));
+          return "Sent: the referee says whether the players are changed.";
+        }
+        showPlayers(data.players);
+        return `New game with ${data.players.join(", ")}.`;
+      }, (data) => { if (data.players) showPlayers(data.players); });
     });
     $("speech-form").addEventListener("submit", (event) => {
       event.preventDefault();
