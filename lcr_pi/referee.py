@@ -44,12 +44,6 @@ MOST_PLAYERS_NAMED = 20
 #: again, and nobody knew how far it was. Fewer (a table of 3 to 7) are said as before.
 MANY_TO_CHOOSE = 7
 
-# From BIG_TABLE players (:data:`lcr_pi.announce.BIG_TABLE`, 8), status (and "Welcome back") says whose
-# turn it is first, groups the players by their chips and games won ("Bob has one chip; Cy has none;
-# everyone else has three chips"), and says the chances in a few words. Said one by one, player by player,
-# a table of 12 heard 74 words (25 s at 175 words a minute) before whose turn it was, and a table of 20
-# heard 106 (36 s). Smaller tables are said player by player, as before.
-
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
 #: its chip. In a roll-off both score one, and confirm takes no roll-off roll, so it is left unsaid there.

@@ -367,6 +367,7 @@ class SeenOnPage:
 
     offer: int | None
 
+
 class PlayersFromPage:
     """The argument of new players sent from the scoreboard page (``("players", PlayersFromPage(names))``,
     ``names`` one a line): the table answers it once it has taken or refused them, and the page says
