@@ -36,9 +36,10 @@ def number(n: int) -> str:
 
 #: From this many players (a table of 8 to 20) the referee says the table in groups rather than player by
 #: player: status (:mod:`lcr_pi.referee`), the games won after each game of a series and at a restart
-#: (:func:`games_won_words`), the roll-off as it stands. Said one by one, a table of 20 heard 79 words of
-#: games won after each game (27 s at 175 words a minute), and status at a table of 12 took 74 words (25 s)
-#: before whose turn it was, at 20 players 106 (36 s). Smaller tables are said player by player.
+#: (:func:`games_won_words`), the roll-off as it stands, and the roll-off itself (:func:`roll_off_scored`,
+#: :func:`roll_off_turn`). Said one by one, a table of 20 heard 79 words of games won after each game (27 s
+#: at 175 words a minute), status at a table of 12 took 74 words (25 s) before whose turn it was, at 20
+#: players 106 (36 s), and a roll-off of 20 players 178 words (61 s). Smaller tables are said player by player.
 BIG_TABLE = 8
 
 
@@ -209,23 +210,35 @@ def one_chip_each(take: int, eligible, held) -> bool:
     return take == 2 and bool(held) and all(held[s] < 2 for s in eligible)
 
 
-def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: tuple[int, ...] = ()) -> list[str]:
+def announce(events: Iterable[ev.Event], players: tuple[str, ...], chips_held: tuple[int, ...] = (),
+             roll_off_scores: tuple[tuple[int, int], ...] = ()) -> list[str]:
     """Sentences for a batch of events, in order; ``players`` in seat order names the seats in moves.
     ``chips_held``: each seat's chips before the batch, when a batch without a roll needs them (a Wild
-    choice said again)."""
+    choice said again). ``roll_off_scores``: the roll-off round's (seat, score) before the batch, for the
+    standing a big table hears with a roll-off roll (:func:`roll_off_scored`)."""
+    events = list(events)
     lines: list[str] = []
     held = chips_held  # the chips as the last roll left them, for what three W add to the roller's
+    scores = tuple(roll_off_scores)  # the roll-off round's so far
     # Players skipped in a row are said in one sentence: late in a game at a big table a sentence for
     # each (six words) kept the next roller waiting, e.g. 18 s at 175 words a minute for nine players
     # out of twelve and 50 s at twenty, before "your turn" (found by an audit of a big table).
     skipped: list[str] = []
-    for event in events:
+    for i, event in enumerate(events):
         if isinstance(event, ev.PlayerSkipped):
             skipped.append(event.player)
             continue
         if skipped:
             lines.append(_skipped(skipped))
             skipped = []
+        if isinstance(event, ev.RollOffRolled):
+            # The roll that ends a round is followed by who goes first or who tied, in the same batch.
+            decides = i + 1 < len(events) and isinstance(events[i + 1], (ev.RollOffWon, ev.RollOffStarted))
+            lines.append(roll_off_scored(event, players, scores, decides=decides))
+            scores += ((event.seat, event.score),)
+            continue
+        if isinstance(event, ev.RollOffStarted):
+            scores = ()
         lines.extend(_sentences(event, players, held))
         if isinstance(event, ev.RollResolved):
             held = event.chips
@@ -300,11 +313,14 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
         return [f"Undone: {e.player}'s roll of {rolled}. {e.player}, it is your turn again."]
     if isinstance(e, ev.RollOffStarted):
         who = join_names(e.players)
-        if e.round == 1:
-            return [f"Roll-off for who goes first: {who}, each roll three dice, highest score starts."]
-        return [f"A tie! {who}, roll again."]
-    if isinstance(e, ev.RollOffRolled):
-        return [f"{e.player} scores {number(e.score)}."]
+        if e.round > 1:
+            return [f"A tie! {who}, roll again."]  # a tie-break names only the tied, at any table
+        if len(players) >= BIG_TABLE:
+            # Said by number and the first to roll, not name by name (at 20 players that was 33 words, 11 s,
+            # before the first roll): each roller is named as their roll comes.
+            return [f"Roll-off for who goes first: {number(len(e.players))} players each roll three dice, "
+                    f"in seat order from {e.players[0]}; highest score starts."]
+        return [f"Roll-off for who goes first: {who}, each roll three dice, highest score starts."]
     if isinstance(e, ev.RollOffWon):
         return [f"{e.player} goes first, with {number(e.score)}."]
     if isinstance(e, ev.SeriesTally):
@@ -316,6 +332,54 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
             f"in {number(e.games)} game{'' if e.games == 1 else 's'}!"
         ]
     return []
+
+
+def roll_off_scored(e: ev.RollOffRolled, players, scores=(), *, decides: bool = False) -> str:
+    """A roll-off roll's score, the roller's own fact. At a big table (:data:`BIG_TABLE`) it also says the
+    standing when the roll changes it, from ``scores`` (the round's (seat, score) before it), so no one must
+    keep 19 scores in mind to know what leads; a lower score says nothing more. Not with the roll that
+    ``decides`` the round: who goes first, or who tied, is said next.
+
+    >>> big = "Ann Bob Cy Di Ed Flo Gus Hal".split()
+    >>> cy = ev.RollOffRolled(2, "Cy", ("6", "6", "2"), 14)
+    >>> roll_off_scored(cy, big, ()), roll_off_scored(cy, big, ((0, 9), (1, 7)))
+    ('Cy scores fourteen and leads.', 'Cy scores fourteen and leads.')
+    >>> roll_off_scored(cy, big, ((0, 14), (1, 14))), roll_off_scored(cy, big, ((0, 9), (1, 16)))
+    ('Cy scores fourteen and ties with Ann and Bob.', 'Cy scores fourteen.')
+    >>> roll_off_scored(cy, big, ((0, 14), (1, 14), (3, 14)))
+    'Cy scores fourteen and ties for the lead.'
+    >>> roll_off_scored(cy, big, ((0, 9),), decides=True), roll_off_scored(cy, big[:7], ((0, 9),))
+    ('Cy scores fourteen.', 'Cy scores fourteen.')
+    """
+    said = f"{e.player} scores {number(e.score)}"
+    best = max((n for _, n in scores), default=-1)
+    if len(players) < BIG_TABLE or decides or e.score < best:
+        return f"{said}."
+    if e.score > best:
+        return f"{said} and leads."
+    leaders = [players[s] for s, n in scores if n == best]
+    if len(leaders) > 2:
+        # Not named past two: with LCR dice (a score of nought to three) a dozen players of twenty may tie,
+        # and each roll that joined them would name all the others again. The roll that ends the round
+        # names them all, as they roll again.
+        return f"{said} and ties for the lead."
+    return f"{said} and ties with {join_names(leaders)}."
+
+
+def roll_off_turn(player: str, n_players: int, *, first_of_round: bool = True) -> str:
+    """Whose roll-off roll it is. At a big table (:data:`BIG_TABLE`) the three dice are said to a round's
+    first roller, after the opening said that everyone rolls three; the others are named: said to each,
+    they were 38 of a 20-player roll-off's words (13 s). The number never changes in a roll-off, and a
+    roll of another number is asked again with it ("Bob rolls three dice, but I see one").
+
+    >>> roll_off_turn("Bob", 7, first_of_round=False), roll_off_turn("Bob", 8, first_of_round=False)
+    ('Bob, roll three dice.', 'Bob, roll.')
+    >>> roll_off_turn("Ann", 20)
+    'Ann, roll three dice.'
+    """
+    if first_of_round or n_players < BIG_TABLE:
+        return f"{player}, roll three dice."
+    return f"{player}, roll."
 
 
 def as_sentence(text: str) -> str:

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lcr_pi.announce import (BIG_TABLE, announce, as_sentence, chips, dice, games_won_words, grouped_counts,
-                             join_names, number, one_chip_each, series_goes_on, series_opening, spoken_faces)
+                             join_names, number, one_chip_each, roll_off_turn, series_goes_on, series_opening,
+                             spoken_faces)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -262,7 +263,7 @@ class Referee:
             out += [ShowTurn(self.roll_off.next_seat)]
             # Repeat says the roll-off's opening too, not only whose roll it is (found by an audit:
             # repeat after the opening said just "Ann, roll three dice").
-            return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], extend=True)
+            return out + self._speak([roll_off_turn(self.roll_off.next_player, self.config.n_players)], extend=True)
         self.roll_off = None
         self.game = Game(self.config, first=first)
         self.phase = "await_roll"
@@ -569,11 +570,12 @@ class Referee:
         except UserError as exc:
             return [Attention()] + self._speak([f"{as_sentence(str(exc))} {player}, please roll three dice again."])
         self._roll_offs_before.append(before)
-        out = self._speak(announce(events, self.config.players))
+        out = self._speak(announce(events, self.config.players, roll_off_scores=before.scores))
         if self.roll_off.winner is not None:
             return out + self._begin_game(self.roll_off.winner, after_roll_off=True)
         out.append(ShowTurn(self.roll_off.next_seat))
-        return out + self._speak([f"{self.roll_off.next_player}, roll three dice."], extend=True)
+        turn = roll_off_turn(self.roll_off.next_player, self.config.n_players, first_of_round=not self.roll_off.scores)
+        return out + self._speak([turn], extend=True)
 
     # -- buttons and keys -------------------------------------------------------------------------
 
