@@ -155,3 +155,46 @@ def test_the_games_won_after_a_game_at_a_big_table_are_grouped_and_at_seven_said
     _, events = Series.start(GameConfig.create(seven), SeriesRules(first_to=3)).record_game(6, first=0)
     assert say(events, seven) == ("Games won so far: Ann has none, Bob has none, Cy has none, Di has none, "
                                   "Ed has none, Flo has none, Gus has one win.")
+
+
+def roll_off_events(players, rolls):
+    """The events of a roll-off among ``players``, opening first, as batches: one for the opening and one a roll,
+    each with the round's scores before it (what the referee passes as ``roll_off_scores``)."""
+    off = RollOff.start(GameConfig.create(players))
+    batches = [(off.opening_events(), ())]
+    for faces in rolls:
+        scores = off.scores
+        off, events = off.record(off.next_seat, faces)
+        batches.append((events, scores))
+    return batches
+
+
+def roll_off_said(players, rolls):
+    """What the referee says of each batch of :func:`roll_off_events` (its prompts left out)."""
+    return [" ".join(announce(events, players, roll_off_scores=scores))
+            for events, scores in roll_off_events(players, rolls)]
+
+
+def test_a_big_tables_roll_off_says_how_many_roll_and_the_standing_when_a_roll_changes_it():
+    # A roll-off at 8 players or more named every player before the first roll (33 words at 20), and each roll
+    # said its score alone: who led was heard only from status. LCR dice score nought to three, so ties are many.
+    big = tuple("Ann Bob Cy Di Ed Flo Gus Hal".split())
+    rolls = (". . L", ". . .", ". . .", "L C R", ". . .", ". . .", ". L .", ". . .", ". . .", "L L L")
+    said = roll_off_said(big, rolls)
+    assert said == [
+        "Roll-off for who goes first: eight players each roll three dice, in seat order from Ann; "
+        "highest score starts.",
+        "Ann scores two and leads.",
+        "Bob scores three and leads.",
+        "Cy scores three and ties with Bob.",
+        "Di scores zero.",
+        "Ed scores three and ties with Bob and Cy.",
+        "Flo scores three and ties for the lead.",  # the leaders are named as they tie, and again below
+        "Gus scores two.",
+        "Hal scores three. A tie! Bob, Cy, Ed, Flo and Hal, roll again.",  # the round's end says the standing
+        "Bob scores three and leads.",
+        "Cy scores zero.",
+    ]
+    # The same in one batch: the scores are followed through it, and the tie-break begins afresh.
+    assert say([e for events, _ in roll_off_events(big, rolls) for e in events], big) == " ".join(said)
+

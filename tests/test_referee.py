@@ -1249,3 +1249,64 @@ def test_status_in_a_roll_off_at_a_table_of_seven_says_each_score_as_before():
         ref.on_roll(clear(*faces))
     assert said(ref.on_action("status")) == (
         "Roll-off for who goes first. Ann scored six, Bob scored fifteen and Cy scored six. Di, roll three dice.")
+
+
+def test_a_roll_off_at_a_table_of_seven_is_said_as_before_and_at_eight_by_number_with_the_standing():
+    # Found by a review: at a big table the roll-off was the one speech still said player by player, its
+    # opening naming everyone and each roll followed by "roll three dice". Seven players hear it as before.
+    rolls = ("1 2 3", "6 5 3", "6 6 2", "2 2 2", "6 6 2", "1 1 1", "6 6 1", "6 4 2", "6 6 3", "6 6 2")
+    seven = Referee(GameConfig.create(BIG[:7]), first_player="roll-off")
+    assert [said(seven.start())] + [said(seven.on_roll(clear(*faces.split()))) for faces in rolls][:-1] == [
+        "Roll-off for who goes first: Ann, Bob, Cy, Di, Ed, Flo and Gus, each roll three dice, highest score starts. "
+        "Ann, roll three dice.",
+        "Ann scores six. Bob, roll three dice.", "Bob scores fourteen. Cy, roll three dice.",
+        "Cy scores fourteen. Di, roll three dice.", "Di scores six. Ed, roll three dice.",
+        "Ed scores fourteen. Flo, roll three dice.", "Flo scores three. Gus, roll three dice.",
+        "Gus scores thirteen. A tie! Bob, Cy and Ed, roll again. Bob, roll three dice.",
+        "Bob scores twelve. Cy, roll three dice.", "Cy scores fifteen. Ed, roll three dice.",
+    ]
+    assert said(seven.on_action("repeat")).startswith("Ed scores fourteen. Cy goes first, with fifteen. A new game")
+    eight = Referee(GameConfig.create(BIG[:8]), first_player="roll-off")
+    rolls = rolls[:7] + ("4 4 4",) + rolls[7:]  # Hal's twelve leads nothing
+    assert [said(eight.start())] + [said(eight.on_roll(clear(*faces.split()))) for faces in rolls][:-1] == [
+        "Roll-off for who goes first: eight players each roll three dice, in seat order from Ann; highest score "
+        "starts. Ann, roll three dice.",
+        "Ann scores six and leads. Bob, roll.", "Bob scores fourteen and leads. Cy, roll.",
+        "Cy scores fourteen and ties with Bob. Di, roll.", "Di scores six. Ed, roll.",
+        "Ed scores fourteen and ties with Bob and Cy. Flo, roll.", "Flo scores three. Gus, roll.",
+        "Gus scores thirteen. Hal, roll.",
+        "Hal scores twelve. A tie! Bob, Cy and Ed, roll again. Bob, roll three dice.",
+        "Bob scores twelve and leads. Cy, roll.", "Cy scores fifteen and leads. Ed, roll.",
+    ]
+    # The deciding roll says its score, then who goes first, not that it leads.
+    assert said(eight.on_action("repeat")).startswith("Ed scores fourteen. Cy goes first, with fifteen. A new game")
+    assert eight.game.state.current == 2
+
+
+def test_a_roll_off_of_twenty_players_through_the_referee_is_short_and_every_roller_hears_their_score():
+    ref = Referee(GameConfig.create(BIG), first_player="roll-off")
+    words = [said(ref.start())]
+    assert words[0] == ("Roll-off for who goes first: twenty players each roll three dice, in seat order from Ann; "
+                        "highest score starts. Ann, roll three dice.")  # 23 words; naming everyone, it was 37
+    scores = [6, 13, 15] + [6] * 14 + [15, 15, 9]  # Cy, Ros and Sam tie on fifteen
+    faces = {6: "1 2 3", 13: "6 4 3", 15: "6 5 4", 9: "3 3 3", 10: "4 4 2", 17: "6 6 5", 11: "6 4 1"}
+    for seat, score in enumerate(scores):
+        assert ref.phase == "roll_off" and ref.roll_off.next_player == BIG[seat]
+        words.append(said(ref.on_roll(clear(*faces[score].split()))))
+    assert words[1:4] == ["Ann scores six and leads. Bob, roll.", "Bob scores thirteen and leads. Cy, roll.",
+                          "Cy scores fifteen and leads. Di, roll."]
+    assert words[4:18] == [f"{BIG[seat]} scores six. {BIG[seat + 1]}, roll." for seat in range(3, 17)]
+    assert words[18:] == ["Ros scores fifteen and ties with Cy. Sam, roll.",
+                          "Sam scores fifteen and ties with Cy and Ros. Tess, roll.",
+                          "Tess scores nine. A tie! Cy, Ros and Sam, roll again. Cy, roll three dice."]
+    # The tie-break names only the tied players, and who wins it goes first.
+    for player, score in (("Cy", 10), ("Ros", 17), ("Sam", 11)):
+        assert ref.roll_off.next_player == player
+        words.append(said(ref.on_roll(clear(*faces[score].split()))))
+    assert words[-3:-1] == ["Cy scores ten and leads. Ros, roll.", "Ros scores seventeen and leads. Sam, roll."]
+    deciding = words[-1]
+    assert deciding.startswith("Sam scores eleven. Ros goes first, with seventeen. A new game of LCR: ")
+    assert ref.phase == "await_roll" and ref.game.state.current == 17
+    assert said(ref.on_action("repeat")) == deciding
+    words[-1] = deciding[:deciding.index(" A new game")]
+    assert sum(len(w.split()) for w in words) == 171  # was 207 (71 s at 175 words a minute); now 59 s
