@@ -2,7 +2,8 @@
 
 From the camera: empty the tray, press Enter (the picture of the empty tray is the reference and the
 tray is found in it), then roll the dice into the tray and press Enter again (the reader measures
-their size). From an image: the tray and, if there are dice in it, their size come from that image;
+their size); typing ``back`` (or ``undo``) and Enter at the dice's step takes the empty tray's picture
+again. From an image: the tray and, if there are dice in it, their size come from that image;
 ``--empty FILE`` adds a picture of the empty tray (same camera and place) as the reference.
 The reference is kept as a guide for reading (only the part of the tray that changed is read) only
 when the reader sees no dice in it.
@@ -54,18 +55,16 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
     return x0, y0, x1, y1
 
 
-def _wait(prompt: str, yes: bool) -> None:
-    print(prompt, flush=True)
-    if not yes:
-        sys.stdin.readline()
-
-
 #: A camera that gives no frame for this long is given up (a webcam that opens but sends nothing, as
 #: OpenCV's /dev/video0 on a Pi whose camera is read through picamera2).
 NO_FRAME_SECONDS = 10.0
+#: How long a live camera's automatic exposure is given to settle before the empty tray's picture and
+#: before the dice's.
+EMPTY_SETTLE_SECONDS = 2.0
+DICE_SETTLE_SECONDS = 1.0
 
 
-def _settled_frame(source, seconds: float = 2.0, *, last: bool = False):
+def _settled_frame(source, seconds: float = EMPTY_SETTLE_SECONDS, *, last: bool = False):
     """A frame after the camera's automatic exposure had ``seconds`` to settle.
 
     A recording (a video file or a folder of frames: ``recording``) is read far faster than it was
@@ -117,6 +116,47 @@ def refuse_unfit(picture, name: str, tray=None):
     return picture
 
 
+def camera_pictures(source, tray=None, *, ask, say=print):
+    """``(empty, with_dice, controls)`` from a camera: the empty tray's picture, then the dice's, each
+    after a prompt (``ask(prompt)`` returns what was typed before Enter: None or "" for nothing), and on
+    the Pi the controls that lock the exposure the empty tray's picture was taken at.
+
+    Typing ``back`` (or ``undo``, as in ``lcr-pi teach``) at the dice's prompt takes the empty tray's
+    picture again (a die was left in it, a hand was over it); at the empty tray's prompt there is no
+    picture yet to take back, and it is said. A recording (its first frame is the empty tray) cannot be
+    taken again: that is said too. A picture unfit to calibrate from (:func:`refuse_unfit`) is
+    refused at its step."""
+    from lcr_pi.camera import PiCameraSource
+    from lcr_pi.commands.teach import BACK_WORDS
+    from lcr_pi.vision.calibration import locked_controls
+
+    recording = bool(getattr(source, "recording", False))
+    again = "" if recording else " (or type back and Enter to take the empty tray's picture again)"
+    prompts = {"empty": "Empty the tray, then press Enter.",
+               "dice": f"Now roll the dice into the tray, then press Enter{again}."}
+    step, empty, controls = "empty", None, {}
+    while True:
+        back = (ask(prompts[step]) or "").strip().lower() in BACK_WORDS
+        if step == "empty" and back:
+            say("There is no picture to take back yet.")
+        elif step == "empty":
+            empty = refuse_unfit(_settled_frame(source), "the camera's picture of the empty tray", tray)
+            if isinstance(source, PiCameraSource):
+                controls = locked_controls(source.camera.capture_metadata())
+                say(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
+                    f"colour gains {controls['ColourGains']}")
+            step = "dice"
+        elif back and recording:
+            say("A recording's first frame is the empty tray: it cannot be taken again.")
+        elif back:
+            say("Took back the picture of the empty tray; take it again.")
+            step = "empty"
+        else:
+            with_dice = refuse_unfit(_settled_frame(source, DICE_SETTLE_SECONDS, last=True),
+                                     "the camera's picture of the dice", tray)
+            return empty, with_dice, controls
+
+
 def _reader_or_none(models):
     from lcr_pi.vision.reader import DiceReader
 
@@ -128,7 +168,7 @@ def _reader_or_none(models):
 
 
 def run(args) -> int:
-    from lcr_pi.vision.calibration import locked_controls, make_calibration, save_calibration
+    from lcr_pi.vision.calibration import make_calibration, save_calibration
     from lcr_pi.vision.dataset import read_image
 
     check_writable(args.out, "the calibration")  # before the camera steps, not after them
@@ -146,21 +186,18 @@ def run(args) -> int:
                                 f"is {with_dice.shape[1]}x{with_dice.shape[0]}: take both with the same camera")
         source_name = f"image:{args.image}"
     else:
-        from lcr_pi.camera import PiCameraSource, open_frame_source
+        from lcr_pi.camera import open_frame_source
 
         spec = args.camera or "auto"
         source = open_frame_source(spec, width=args.width, height=args.height)
         source_name = f"camera:{spec}"
+
+        def ask(prompt):
+            print(prompt, flush=True)
+            return "" if args.yes else sys.stdin.readline()  # input ended: on as with --yes
+
         try:
-            _wait("Empty the tray, then press Enter.", args.yes)
-            empty = refuse_unfit(_settled_frame(source), "the camera's picture of the empty tray", tray)
-            if isinstance(source, PiCameraSource):
-                controls = locked_controls(source.camera.capture_metadata())
-                print(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
-                      f"colour gains {controls['ColourGains']}")
-            _wait("Now roll the dice into the tray, then press Enter.", args.yes)
-            with_dice = refuse_unfit(_settled_frame(source, 1.0, last=True), "the camera's picture of the dice",
-                                     tray)
+            empty, with_dice, controls = camera_pictures(source, tray, ask=ask)
         finally:
             source.close()
     # The empty-tray picture may guide reading only if it really is empty: a die left in it would

@@ -573,6 +573,92 @@ def test_calibrate_gives_up_on_a_camera_that_sends_no_frames(tmp_path, capsys, m
     assert "the camera gave no frames in 0.3 s" in capsys.readouterr().err
 
 
+class _StepCamera:
+    """A live camera whose picture changes at each answer to a prompt (``answered``): picture n is a
+    green tray on a table of shade 80 + n, so a saved picture tells which answer it followed."""
+
+    recording = False
+
+    def __init__(self):
+        self.answered = 0
+
+    def read(self):
+        picture = np.full((480, 640, 3), 80 + self.answered, np.uint8)
+        picture[100:380, 100:540] = (60, 130, 40)
+        return picture
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def quick_settle(monkeypatch):
+    from lcr_pi.commands import calibrate
+
+    monkeypatch.setattr(calibrate, "EMPTY_SETTLE_SECONDS", 0.01, raising=False)
+    monkeypatch.setattr(calibrate, "DICE_SETTLE_SECONDS", 0.01, raising=False)
+
+
+def test_calibrate_from_the_camera_takes_the_empty_tray_again_when_back_or_undo_is_typed(quick_settle):
+    # Found by a review: teach's camera steps took back or undo, calibrate's did not; a die left in
+    # the empty tray (or a hand over it) could only be undone by starting again.
+    from lcr_pi.commands.calibrate import camera_pictures
+
+    camera, prompts, said = _StepCamera(), [], []
+    answers = iter(["back", "", "back", "", " Undo ", "", None])
+
+    def ask(prompt):
+        prompts.append(prompt)
+        camera.answered += 1
+        return next(answers)
+
+    empty, with_dice, controls = camera_pictures(camera, ask=ask, say=said.append)
+    assert (int(empty[0, 0, 0]), int(with_dice[0, 0, 0]), controls) == (80 + 6, 80 + 7, {})
+    assert said == ["There is no picture to take back yet.", "Took back the picture of the empty tray; take it again.",
+                    "Took back the picture of the empty tray; take it again."]
+    assert [p.split(",")[0] for p in prompts] == ["Empty the tray", "Empty the tray", "Now roll the dice into the tray",
+                                                   "Empty the tray", "Now roll the dice into the tray",
+                                                   "Empty the tray", "Now roll the dice into the tray"]
+    assert all("type back and Enter to take the empty tray's picture again" in p for p in prompts if "dice" in p)
+
+
+def test_calibrate_command_keeps_the_empty_tray_taken_again_after_back(tmp_path, capsys, monkeypatch, quick_settle):
+    import io
+
+    import lcr_pi.camera
+
+    camera = _StepCamera()
+
+    class Keyboard(io.StringIO):  # each line read answers a prompt: the camera's picture changes
+        def readline(self, *args):
+            camera.answered += 1
+            return super().readline(*args)
+
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", lambda spec, **kw: camera)
+    monkeypatch.setattr("sys.stdin", Keyboard("\nback\n\n\n"))
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--out", str(out), "--die-px", "33"]) == 0, capsys.readouterr().err
+    assert "Took back the picture of the empty tray; take it again." in capsys.readouterr().out
+    assert int(cv2.imread(str(reference_of(out)))[0, 0, 0]) == 80 + 3  # the empty tray after back, not the first
+
+
+def test_a_recordings_empty_tray_is_not_taken_again(tmp_path, capsys, monkeypatch):
+    import io
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frames = [_StepCamera().read() + np.uint8(i) for i in range(3)]
+    for i, frame in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), frame)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nback\n\n"))
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--camera", str(folder), "--out", str(out), "--die-px", "33"]) == 0
+    said = capsys.readouterr().out
+    assert "A recording's first frame is the empty tray: it cannot be taken again." in said
+    assert "type back" not in said
+    assert np.array_equal(cv2.imread(str(reference_of(out))), frames[0])
+
+
 def test_a_save_that_fails_between_the_picture_and_the_json_leaves_the_old_calibration_whole(tmp_path, monkeypatch):
     import lcr_pi.persist as persist
     from lcr_pi.vision.calibration import (Calibration, load_calibration_or_default, load_reference_or_none,
