@@ -168,7 +168,7 @@ def _reader_or_none(models):
 
 
 def run(args) -> int:
-    from lcr_pi.vision.calibration import make_calibration, save_calibration
+    from lcr_pi.vision.calibration import burnt_dice_problem, make_calibration, save_calibration
     from lcr_pi.vision.dataset import read_image
 
     check_writable(args.out, "the calibration")  # before the camera steps, not after them
@@ -207,10 +207,16 @@ def run(args) -> int:
     reading = None
     reader = _reader_or_none(args.models) if args.die_px is None or has_empty_picture else None
     if args.die_px is None and reader is not None:
+        dice_name = args.image or "the camera's picture of the dice"
         try:
             reading = reader.read(with_dice)
         except UserError as exc:  # a picture the reader refuses: say which one
-            raise UserError(f"{args.image or 'the camera picture'}: {exc}") from None
+            raise UserError(f"{dice_name}: {exc}") from None
+        # Light dice on a dark tray burn out while the tray stays dark (refuse_unfit sees nothing): their
+        # size measured on burnt-out, merged dice would steer every read of the night.
+        burnt = burnt_dice_problem(with_dice, reading.dice)
+        if burnt:
+            raise UserError(f"{dice_name}: {burnt}. Nothing was saved")
         if not reading.dice:
             print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
     empty_checked = False

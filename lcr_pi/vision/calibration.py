@@ -261,6 +261,64 @@ def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
     return None
 
 
+# Light dice on a dark tray: the tray does not burn out, the dice do (exposure_problem does not see it).
+# Measured on black-tray renders made brighter (README "Fitting it to a table"): with the dice burnt
+# out to white, touching dice merge and the die size measured strays. A lamp's hot spot burns out
+# only the dice under it, a picture too bright all of them; clutter found as dice is seldom light.
+DIE_MIDDLE = 0.6  # a die's top face shrunk to this size around its centre: its middle (the pips in it)
+LIGHT_DIE_LEVEL = 200  # a die whose middle's brighter quarter is at least this grey is a light die
+BURNT_DIE_SHARE = 0.5  # a die with over this share of its middle burnt out to white (grey at CLIPPED_LEVEL+)
+
+
+def _die_middle(grey: np.ndarray, die) -> np.ndarray:
+    """The grey levels of ``die``'s middle (its top face, else its box, shrunk to :data:`DIE_MIDDLE`)."""
+    if len(die.corners) >= 3:
+        quad = np.asarray(die.corners, np.float64)
+    else:
+        x0, y0, x1, y1 = die.box
+        quad = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float64)
+    quad = quad.mean(0) + DIE_MIDDLE * (quad - quad.mean(0))
+    h, w = grey.shape
+    (x0, y0), (x1, y1) = np.floor(quad.min(0)).astype(int), np.ceil(quad.max(0)).astype(int) + 1
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros(0, np.uint8)
+    middle = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(middle, np.round(quad - (x0, y0)).astype(np.int32), 1)
+    return grey[y0:y1, x0:x1][middle > 0]
+
+
+def burnt_dice_problem(image: np.ndarray, dice) -> str | None:
+    """What makes ``image`` too overexposed to measure ``dice`` (a reader's dice in it), in words; None
+    when it is fit.
+
+    Overexposed: every light die (the brighter quarter of its middle at :data:`LIGHT_DIE_LEVEL` or
+    more), and at least one, has over :data:`BURNT_DIE_SHARE` of its middle burnt out to white. On a
+    dark tray :func:`exposure_problem` sees nothing (the tray itself stays dark) while light dice burn
+    out first. Dark dice do not burn out, and are left out.
+
+    >>> from lcr_pi.vision.reader import DieReading
+    >>> tray = np.full((240, 320, 3), 30, np.uint8)          # a black tray
+    >>> tray[100:140, 100:140] = 215                          # an ivory die
+    >>> die = DieReading("4", 0.9, (100, 100, 140, 140), ((100, 100), (140, 100), (140, 140), (100, 140)),
+    ...                  (120, 120), "centre", True)
+    >>> bright = np.clip(tray * 3.0, 0, 255).astype(np.uint8)  # three times the light: the tray stays dark
+    >>> burnt_dice_problem(tray, [die]) is None, exposure_problem(bright) is None
+    (True, True)
+    >>> burnt_dice_problem(bright, [die])[:62]
+    'the picture is overexposed (the light die found is burnt out t'
+    """
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    light = [m for m in (_die_middle(grey, d) for d in dice) if m.size and np.percentile(m, 75) >= LIGHT_DIE_LEVEL]
+    if not light or any(float((m >= CLIPPED_LEVEL).mean()) <= BURNT_DIE_SHARE for m in light):
+        return None
+    found = "the light die found is" if len(light) == 1 else f"all {len(light)} light dice found are"
+    return (f"the picture is overexposed ({found} burnt out to white, so touching dice merge and their size is "
+            "measured wrong; a dark tray stays dark while light dice burn out): lower the camera's exposure or "
+            "dim the light on the tray (turn the lamp away), or wait for the camera's exposure to settle, then "
+            "calibrate again")
+
+
 def locked_controls(metadata: dict) -> dict:
     """picamera2 controls that freeze exposure and white balance at the values auto-exposure settled on.
 

@@ -772,13 +772,49 @@ def test_calibrate_refuses_an_overexposed_or_too_dark_picture_and_keeps_the_old_
 
 @pytest.mark.parametrize("preset", [None, "felt-table", "pi-black-tray"])
 def test_well_exposed_pictures_are_fit_to_calibrate_from(preset):
-    from lcr_pi.vision.calibration import exposure_problem
+    from lcr_pi.vision.calibration import burnt_dice_problem, exposure_problem
     from lcr_pi.vision.render import roll_sequence
 
     for seed in range(4):
-        frames, _ = roll_sequence(np.random.default_rng(seed), size=(640, 480), faces=["3", "6"], n_frames=4,
-                                  preset=preset, empty_frames=1)
+        frames, scene = roll_sequence(np.random.default_rng(seed), size=(640, 480), faces=["3", "6"], n_frames=4,
+                                      preset=preset, empty_frames=1)
+        dice = truth_reading(scene).dice
         assert exposure_problem(frames[0]) is None and exposure_problem(frames[-1]) is None, (preset, seed)
-        if preset != "pi-black-tray":  # a black tray does not burn out: only its dice do (not measured)
+        assert burnt_dice_problem(frames[-1], dice) is None, (preset, seed)
+        if preset != "pi-black-tray":
             assert "overexposed" in exposure_problem(_exposed(frames[-1], 4.0)), (preset, seed)
+        else:  # a black tray does not burn out: its dice do
+            assert exposure_problem(_exposed(frames[-1], 4.0)) is None, seed
+            assert "all 2 light dice found are burnt out" in burnt_dice_problem(_exposed(frames[-1], 4.0), dice), seed
         assert "too dark" in exposure_problem(_exposed(frames[-1], 0.1)), (preset, seed)
+
+
+def test_calibrate_refuses_light_dice_burnt_out_on_a_dark_tray_and_keeps_the_old_calibration(tmp_path, capsys):
+    # Found by a review: on a black tray an overexposed picture passed (the tray stays dark, under a
+    # quarter of it burnt out) while the ivory dice burnt out to white and touching dice merged: the
+    # die size measured was wrong, and the exposure locked was the one that burnt them.
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, _ = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=["3", "6"], n_frames=4,
+                              preset="pi-black-tray", empty_frames=1)
+    image, bright = tmp_path / "tray.png", tmp_path / "bright.png"
+    cv2.imwrite(str(image), frames[-1])
+    cv2.imwrite(str(bright), _exposed(frames[-1], 3.0))
+    out = tmp_path / "cal" / "table.json"
+    assert main(["calibrate", "--image", str(image), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert load_calibration(out).die_px
+    before = out.read_bytes(), reference_of(out).read_bytes()
+    capsys.readouterr()
+    assert main(["calibrate", "--image", str(bright), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bright}: the picture is overexposed (all 2 light dice found are burnt out to white" in err, err
+    assert "lower the camera's exposure or dim the light" in err and "Nothing was saved" in err, err
+    assert "Traceback" not in err
+    folder = tmp_path / "frames"  # from a camera: said of the dice's picture
+    folder.mkdir()
+    cv2.imwrite(str(folder / "000.png"), frames[0])
+    cv2.imwrite(str(folder / "001.png"), _exposed(frames[-1], 3.0))
+    assert main(["calibrate", "--camera", str(folder), "--yes", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the camera's picture of the dice: the picture is overexposed (all 2 light dice found are" in err, err
+    assert (out.read_bytes(), reference_of(out).read_bytes()) == before
