@@ -644,12 +644,15 @@ def test_a_wild_game_reads_ordinary_dice_as_ordinary_dice_and_wild_dice_as_wild(
     from lcr_pi.camera_dice import WildGameDice
     from lcr_pi.vision.render import roll_sequence
 
-    def settled(faces, kind):
-        frames, _ = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=faces, kind=kind, n_frames=6,
+    def settled(faces, kind, seed=1):
+        frames, _ = roll_sequence(np.random.default_rng(seed), size=(640, 480), faces=faces, kind=kind, n_frames=6,
                                   preset="felt-table")
         return frames[-1]
 
-    pips, ones = settled(["4", "1", "6"], "pip"), settled(["1", "1"], "pip")
+    # Two ones the reader reads surely as ordinary dice (seed 7: dice of 86-89 px; the reader of
+    # 2026-12-05 doubts seed 1's 35 px ones, whose side faces' pips show under a tilted camera).
+    pips, ones = settled(["4", "1", "6"], "pip"), settled(["1", "1"], "pip", seed=7)
+    assert reader.read(ones, dice_kind="pip").verdict == "clear"
     assert reader.read(ones, dice_kind="wild").faces == ("dot", "dot")  # the old way: a W called a dot
     night = WildGameDice(reader.read, wild_pip=1)
     first = night(pips)

@@ -37,8 +37,8 @@ def test_the_threshold_that_keeps_every_wrong_read_unsure_is_chosen(capsys):
 def test_with_no_wrong_reads_the_loosest_threshold_allowed_wins():
     cached = [_frame("2", c, "2", g) for g in ("real", "synthetic") for c in (0.55, 0.9, 0.99)]
     assert choose_settings(cached, ReaderSettings(), max_silent=0.0, min_confidence=0.5).sure_confidence == 0.5
-    # By default never under 0.9, however few wrong reads the held-out frames show.
-    assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.9
+    # By default never under 0.95 (0.9 until 2026-12-05), however few wrong reads the held-out frames show.
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.95
 
 
 def test_held_out_frames_that_mix_pip_and_lcr_dice_are_not_calibrated_on():
@@ -76,10 +76,11 @@ def test_a_die_too_many_may_be_left_to_the_referees_count():
 
     cached = [_frame("3", c, "3", g) for g in ("real", "synthetic") for c in (0.92, 0.96, 0.98, 0.99) for _ in range(3)]
     cached += [extra_find(0.94, g) for g in ("real", "synthetic")]
-    assert choose_settings(cached, ReaderSettings(), max_silent=0.0).sure_confidence == 0.95
-    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.1).sure_confidence == 0.9
+    floor = {"min_confidence": 0.9}  # under the default floor, so that the bounds decide
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, **floor).sure_confidence == 0.95
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.1, **floor).sure_confidence == 0.9
     # ...but not beyond the looser bound (1 frame in 13 is 7.7 %).
-    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.05).sure_confidence == 0.95
+    assert choose_settings(cached, ReaderSettings(), max_silent=0.0, max_silent_any=0.05, **floor).sure_confidence == 0.95
 
 
 def test_an_exported_network_read_back_computes_what_the_shipped_file_computes():
