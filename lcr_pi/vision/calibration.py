@@ -225,6 +225,7 @@ def make_calibration(image: np.ndarray, *, tray: Box | None = None, die_px: floa
 CLIPPED_LEVEL = 250  # a pixel with a colour channel at least this bright is burnt out
 MAX_CLIPPED_SHARE = 0.25  # over this share of the tray burnt out: overexposed
 DARK_LEVEL = 32  # the picture's brightest parts (its 99.9th grey percentile) under this: too dark
+OVEREXPOSED = "the picture is overexposed"  # how both overexposure problems begin (see lower_exposure)
 
 
 def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
@@ -250,7 +251,7 @@ def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
         floor = image[::2, ::2]
     clipped = float((floor >= CLIPPED_LEVEL).any(axis=2).mean())
     if clipped > MAX_CLIPPED_SHARE:
-        return (f"the picture is overexposed ({clipped:.0%} of the tray is burnt out to white, so dice merge "
+        return (f"{OVEREXPOSED} ({clipped:.0%} of the tray is burnt out to white, so dice merge "
                 "and their size is measured wrong): dim the light or turn the lamp away, or wait for the "
                 "camera's exposure to settle, then calibrate again")
     grey = cv2.cvtColor(np.ascontiguousarray(image[::2, ::2]), cv2.COLOR_BGR2GRAY)
@@ -313,10 +314,45 @@ def burnt_dice_problem(image: np.ndarray, dice) -> str | None:
     if not light or any(float((m >= CLIPPED_LEVEL).mean()) <= BURNT_DIE_SHARE for m in light):
         return None
     found = "the light die found is" if len(light) == 1 else f"all {len(light)} light dice found are"
-    return (f"the picture is overexposed ({found} burnt out to white, so touching dice merge and their size is "
+    return (f"{OVEREXPOSED} ({found} burnt out to white, so touching dice merge and their size is "
             "measured wrong; a dark tray stays dark while light dice burn out): lower the camera's exposure or "
             "dim the light on the tray (turn the lamp away), or wait for the camera's exposure to settle, then "
             "calibrate again")
+
+
+# The Pi camera's exposure compensation (picamera2's ExposureValue control, in stops: the automatic
+# exposure aims 2**EV times as bright; -8 to 8 in Raspberry Pi's libcamera). lcr-pi calibrate lowers it
+# by itself when a picture is overexposed: on a black tray the automatic exposure, metering the mostly
+# black picture, burns ivory dice out, and dimming the light changes nothing while it runs.
+EV_STEP = 1.0  # stops lowered at a time: from twice too bright to the camera's own exposure
+EV_STEPS = 3  # steps at most below where calibrate began (an eighth of its exposure)
+EV_LOWEST, EV_HIGHEST = -8.0, 8.0
+
+
+def lower_exposure(problem: str | None, ev: float, start: float = 0.0, *, step: float = EV_STEP,
+                   steps: int = EV_STEPS) -> float | None:
+    """The exposure compensation (stops) to take a picture again at, after ``problem`` was found in one
+    taken at ``ev``; None when a lower exposure is not the answer or may not be tried.
+
+    Only an overexposed picture (:func:`exposure_problem`'s or :func:`burnt_dice_problem`'s, which
+    begin with :data:`OVEREXPOSED`) is helped by it. The exposure is lowered by ``step`` stops, to no
+    more than ``steps`` steps below ``start`` (where calibrate began: 0, or ``--ev``) and not below
+    :data:`EV_LOWEST`.
+
+    >>> burnt = "the picture is overexposed (all 2 light dice found are burnt out to white ...)"
+    >>> lower_exposure(burnt, 0.0), lower_exposure(burnt, -2.0), lower_exposure(burnt, -3.0)
+    (-1.0, -3.0, None)
+    >>> lower_exposure("the picture is too dark (...)", 0.0) is None
+    True
+    >>> lower_exposure(burnt, -7.5, -7.5), lower_exposure(burnt, -8.0, -7.5)   # not below -8
+    (-8.0, None)
+    """
+    if not problem or not problem.startswith(OVEREXPOSED):
+        return None
+    floor = max(EV_LOWEST, start - steps * step)
+    if ev <= floor + 1e-6:
+        return None
+    return round(max(floor, ev - step), 6)
 
 
 def locked_controls(metadata: dict) -> dict:
@@ -324,6 +360,11 @@ def locked_controls(metadata: dict) -> dict:
 
     ``metadata`` is ``Picamera2.capture_metadata()``: ``ExposureTime`` (microseconds), ``AnalogueGain``
     and ``ColourGains`` (red, blue). Setting them turns the automatic loops off.
+
+    The exposure compensation the automatic exposure ran at (``ExposureValue``, :func:`lower_exposure`)
+    is already in the exposure time and gain it chose (the metadata gives those the frame was taken
+    at), so it is not among them: libcamera applies ``ExposureValue`` only while the automatic exposure
+    runs, and with both of these fixed it does not.
 
     >>> locked_controls({"ExposureTime": 16000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300})
     {'AeEnable': False, 'AwbEnable': False, 'ExposureTime': 16000, 'AnalogueGain': 2.5, 'ColourGains': [1.8, 1.4]}

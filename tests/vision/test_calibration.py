@@ -818,3 +818,35 @@ def test_calibrate_refuses_light_dice_burnt_out_on_a_dark_tray_and_keeps_the_old
     err = capsys.readouterr().err
     assert "the camera's picture of the dice: the picture is overexposed (all 2 light dice found are" in err, err
     assert (out.read_bytes(), reference_of(out).read_bytes()) == before
+
+
+BURNT = "the picture is overexposed (all 2 light dice found are burnt out to white, ...): lower the camera's exposure"
+TRAY_BURNT = "the picture is overexposed (40% of the tray is burnt out to white, ...): dim the light"
+
+
+@pytest.mark.parametrize("problem,ev,start,lower", [
+    (BURNT, 0.0, 0.0, -1.0), (BURNT, -1.0, 0.0, -2.0), (BURNT, -2.0, 0.0, -3.0), (BURNT, -3.0, 0.0, None),
+    (TRAY_BURNT, 0.0, 0.0, -1.0),
+    (BURNT, 1.0, 1.0, 0.0), (BURNT, -2.0, 1.0, None),     # three steps below --ev 1
+    (BURNT, -6.5, -6.5, -7.5), (BURNT, -7.5, -6.5, -8.0), (BURNT, -8.0, -6.5, None),  # never below -8
+    (BURNT, -8.0, -8.0, None),
+    ("the picture is too dark (its brightest parts are 20 of 255): turn the light on", 0.0, 0.0, None),
+    ("the picture is blank (all one shade): is the camera covered or the light off?", 0.0, 0.0, None),
+    (None, 0.0, 0.0, None),
+])
+def test_the_exposure_is_lowered_a_stop_at_a_time_for_an_overexposed_picture_three_times_at_most(problem, ev, start, lower):
+    from lcr_pi.vision.calibration import lower_exposure
+
+    assert lower_exposure(problem, ev, start) == lower
+
+
+def test_lower_exposure_knows_both_overexposure_problems():
+    from lcr_pi.vision.calibration import burnt_dice_problem, exposure_problem, lower_exposure
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, scene = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=["3", "6"], n_frames=4,
+                                  preset="pi-black-tray", empty_frames=1)
+    burnt = burnt_dice_problem(_exposed(frames[-1], 4.0), truth_reading(scene).dice)
+    overexposed = exposure_problem(np.full((240, 320, 3), 255, np.uint8))
+    dark = exposure_problem(np.full((240, 320, 3), 10, np.uint8))
+    assert [lower_exposure(p, 0.0) for p in (burnt, overexposed, dark)] == [-1.0, -1.0, None]
