@@ -103,6 +103,11 @@ class PiCameraSource:
         self.frame_time = stamp / 1e9 if isinstance(stamp, (int, float)) and stamp > 0 else None
         return arrays[0]
 
+    def set_exposure_value(self, stops: float) -> None:
+        """Automatic exposure aims ``stops`` brighter (darker when negative): picamera2's ``ExposureValue``
+        control, -8 to 8, applied only while the automatic exposure runs (``lcr-pi calibrate``)."""
+        self.camera.set_controls({"ExposureValue": float(stops)})
+
     def close(self):
         self.camera.close()
 

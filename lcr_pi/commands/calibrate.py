@@ -3,7 +3,10 @@
 From the camera: empty the tray, press Enter (the picture of the empty tray is the reference and the
 tray is found in it), then roll the dice into the tray and press Enter again (the reader measures
 their size); typing ``back`` (or ``undo``) and Enter at the dice's step takes the empty tray's picture
-again. From an image: the tray and, if there are dice in it, their size come from that image;
+again. From the Pi camera, a picture burnt out (light dice on a black tray, which its automatic exposure
+makes too bright) is taken again at a lower exposure compensation, a stop at a time, said as it is
+done; ``--ev STOPS`` sets the one to begin at. From an image: the tray and, if there are dice in it,
+their size come from that image;
 ``--empty FILE`` adds a picture of the empty tray (same camera and place) as the reference.
 The reference is kept as a guide for reading (only the part of the tray that changed is read) only
 when the reader sees no dice in it.
@@ -12,6 +15,7 @@ The result goes to ``calibration/table.json`` (format: ``calibration/README.md``
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
@@ -38,6 +42,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--height", type=int, default=960, help="camera frame height (default: %(default)s)")
     parser.add_argument("--models", default=None, help="folder with the reader's model files (default: the shipped models/)")
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between the steps")
+    parser.add_argument("--ev", metavar="STOPS", type=float, default=None,
+                        help="the Pi camera's exposure compensation to begin at, in stops (-8 to 8, negative: darker; "
+                             "default 0); calibrate lowers it by itself while the pictures are overexposed")
 
 
 def parse_box(text: str) -> tuple[int, int, int, int]:
@@ -62,6 +69,8 @@ NO_FRAME_SECONDS = 10.0
 #: before the dice's.
 EMPTY_SETTLE_SECONDS = 2.0
 DICE_SETTLE_SECONDS = 1.0
+#: How long the Pi camera's automatic exposure is given to settle after its exposure compensation changed.
+EV_SETTLE_SECONDS = 2.0
 
 
 def _settled_frame(source, seconds: float = EMPTY_SETTLE_SECONDS, *, last: bool = False):
@@ -96,27 +105,52 @@ def _settled_frame(source, seconds: float = EMPTY_SETTLE_SECONDS, *, last: bool 
     return frame
 
 
-def refuse_unfit(picture, name: str, tray=None):
-    """``picture``, or a UserError when it is no picture to calibrate from: blank (all one shade, as the
-    reader calls a frame blank: a covered camera or the light off), overexposed or too dark
-    (:func:`~lcr_pi.vision.calibration.exposure_problem`, measured on ``tray`` when given). Found by
-    audits: a blank picture was saved as the calibration ("the empty tray guides reading"), over the
-    old one, the tray not found and, on the Pi, the exposure locked at what the dark gave; an
-    overexposed one (a lamp too bright, the exposure not settled) was saved with a die size measured
-    on burnt-out, merged dice, which steered every read of the night."""
+def unfit_problem(picture, tray=None) -> str | None:
+    """What makes ``picture`` no picture to calibrate from, in words; None when it is fit: blank (all one
+    shade, as the reader calls a frame blank: a covered camera or the light off), overexposed or too dark
+    (:func:`~lcr_pi.vision.calibration.exposure_problem`, measured on ``tray`` when given)."""
     from lcr_pi.vision.calibration import exposure_problem
     from lcr_pi.vision.reader import ReaderSettings
 
     if float(picture[::8, ::8].std()) < ReaderSettings().blank_std:
-        raise UserError(f"{name}: the picture is blank (all one shade): is the camera covered or the light off? "
-                        "Nothing was saved")
-    problem = exposure_problem(picture, tray)
+        return "the picture is blank (all one shade): is the camera covered or the light off?"
+    return exposure_problem(picture, tray)
+
+
+def refusal(name: str, problem: str) -> UserError:
+    """The error that refuses the picture ``name`` for ``problem``."""
+    return UserError(f"{name}: {problem}{'' if problem.endswith('?') else '.'} Nothing was saved")
+
+
+def refuse_unfit(picture, name: str, tray=None):
+    """``picture``, or a UserError when it is no picture to calibrate from (:func:`unfit_problem`). Found
+    by audits: a blank picture was saved as the calibration ("the empty tray guides reading"), over the
+    old one, the tray not found and, on the Pi, the exposure locked at what the dark gave; an
+    overexposed one (a lamp too bright, the exposure not settled) was saved with a die size measured
+    on burnt-out, merged dice, which steered every read of the night."""
+    problem = unfit_problem(picture, tray)
     if problem:
-        raise UserError(f"{name}: {problem}. Nothing was saved")
+        raise refusal(name, problem)
     return picture
 
 
-def camera_pictures(source, tray=None, *, ask, say=print):
+def _stops(stops: float) -> str:
+    """``1`` -> "one stop", ``0.5`` -> "half a stop", ``3`` -> "three stops"."""
+    words = {0.5: "half a stop", 1.0: "one stop", 2.0: "two stops", 3.0: "three stops"}
+    return words.get(round(stops, 6), f"{stops:g} stops")
+
+
+def _not_low_enough(ev: float, start: float) -> str:
+    """What is said when the Pi camera's picture stays overexposed at the lowest exposure tried."""
+    from lcr_pi.vision.calibration import EV_LOWEST
+
+    if ev <= EV_LOWEST:
+        return f". Even at the Pi camera's lowest exposure compensation ({ev:+g} EV) it was: light the tray less brightly"
+    return (f". The Pi camera's exposure was lowered by {_stops(start - ev)}, to {ev:+g} EV, and the picture was still "
+            f"overexposed: calibrate again with a lower --ev (down to {EV_LOWEST:g})")
+
+
+def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=None):
     """``(empty, with_dice, controls)`` from a camera: the empty tray's picture, then the dice's, each
     after a prompt (``ask(prompt)`` returns what was typed before Enter: None or "" for nothing), and on
     the Pi the controls that lock the exposure the empty tray's picture was taken at.
@@ -124,37 +158,87 @@ def camera_pictures(source, tray=None, *, ask, say=print):
     Typing ``back`` (or ``undo``, as in ``lcr-pi teach``) at the dice's prompt takes the empty tray's
     picture again (a die was left in it, a hand was over it); at the empty tray's prompt there is no
     picture yet to take back, and it is said. A recording (its first frame is the empty tray) cannot be
-    taken again: that is said too. A picture unfit to calibrate from (:func:`refuse_unfit`) is
-    refused at its step."""
+    taken again: that is said too. A picture unfit to calibrate from (:func:`unfit_problem`, and for
+    the dice's ``dice_problem(picture)``: the reader's look at them, a problem in words or None) is
+    refused at its step.
+
+    From the Pi camera an overexposed picture is not refused at once: the automatic exposure's
+    compensation is lowered (:func:`~lcr_pi.vision.calibration.lower_exposure`: a stop at a time, three
+    times at most), and the picture taken again once the exposure has settled, as is said. The empty
+    tray and the dice are pictured at the same compensation (the controls locked come from the empty
+    tray's picture, and the dice were found fit at it), so when the dice's picture needed a lower one,
+    the empty tray's is asked for again. ``ev``: the compensation to begin at (``--ev``), for the Pi
+    camera only. A webcam's or a recording's overexposed picture is refused: lcr-pi sets no other
+    camera's exposure.
+    """
     from lcr_pi.camera import PiCameraSource
     from lcr_pi.commands.teach import BACK_WORDS
-    from lcr_pi.vision.calibration import locked_controls
+    from lcr_pi.vision.calibration import OVEREXPOSED, locked_controls, lower_exposure
 
     recording = bool(getattr(source, "recording", False))
+    pi = isinstance(source, PiCameraSource)
+    if ev is not None and not pi:
+        why = ("a recording's pictures are as they were filmed" if recording
+               else "this camera is not the Pi camera (lcr-pi sets no other camera's exposure)")
+        raise UserError(f"--ev sets the Pi camera's exposure compensation, and {why}")
+    start = now = 0.0 if ev is None else float(ev)
+    if ev is not None:
+        source.set_exposure_value(now)  # the empty tray's picture waits for the exposure to settle
     again = "" if recording else " (or type back and Enter to take the empty tray's picture again)"
-    prompts = {"empty": "Empty the tray, then press Enter.",
-               "dice": f"Now roll the dice into the tray, then press Enter{again}."}
-    step, empty, controls = "empty", None, {}
+    taken: dict = {}  # "empty", "dice" -> (picture, the exposure compensation it was taken at)
+    controls: dict = {}
+
+    def fit(step, name, seconds, check=None):
+        """A picture fit to calibrate from at this step, at a lower exposure if need be (the Pi camera)."""
+        nonlocal now
+        while True:
+            picture = _settled_frame(source, seconds, last=step == "dice")
+            problem = unfit_problem(picture, tray)
+            of_dice = not problem and check is not None
+            problem = problem or (check(picture) if check is not None else None)
+            if not problem:
+                return picture
+            lower = lower_exposure(problem, now, start) if pi else None
+            if lower is None:
+                if pi and problem.startswith(OVEREXPOSED):
+                    problem += _not_low_enough(now, start)
+                raise refusal(name, problem)
+            burnt = "the empty tray was" if step == "empty" else "the dice were" if of_dice else "the tray was"
+            other = "dice" if step == "empty" else "empty"
+            say(f"{burnt} burnt out: exposure lowered by {_stops(now - lower)} (to {lower:+g} EV), taking "
+                f"{'the pictures' if other in taken else 'its picture'} again")
+            source.set_exposure_value(lower)
+            now, seconds = lower, EV_SETTLE_SECONDS
+
     while True:
-        back = (ask(prompts[step]) or "").strip().lower() in BACK_WORDS
-        if step == "empty" and back:
-            say("There is no picture to take back yet.")
-        elif step == "empty":
-            empty = refuse_unfit(_settled_frame(source), "the camera's picture of the empty tray", tray)
-            if isinstance(source, PiCameraSource):
-                controls = locked_controls(source.camera.capture_metadata())
-                say(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
-                    f"colour gains {controls['ColourGains']}")
+        empty, dice = taken.get("empty"), taken.get("dice")
+        if empty is None or empty[1] != now:
+            step = "empty"
+            prompt = ("Take the dice out of the tray, then press Enter: the empty tray's picture is taken again at "
+                      "the lower exposure." if dice else "Empty the tray, then press Enter.")
+        elif dice is None or dice[1] != now:
             step = "dice"
+            prompt = f"Now roll the dice into the tray{' again' if dice else ''}, then press Enter{again}."
+        else:
+            return empty[0], dice[0], controls
+        back = (ask(prompt) or "").strip().lower() in BACK_WORDS
+        if step == "empty" and back:
+            say("There is no picture to take back yet." if dice is None else "There is no picture to take back now.")
+        elif step == "empty":
+            picture = fit("empty", "the camera's picture of the empty tray", EMPTY_SETTLE_SECONDS)
+            taken["empty"] = (picture, now)
+            if pi:
+                controls = locked_controls(source.camera.capture_metadata())
+                said = f" (exposure compensation {now:+g} EV)" if now else ""
+                say(f"camera locked at exposure {controls['ExposureTime']} us, gain {controls['AnalogueGain']}, "
+                    f"colour gains {controls['ColourGains']}{said}")
         elif back and recording:
             say("A recording's first frame is the empty tray: it cannot be taken again.")
         elif back:
             say("Took back the picture of the empty tray; take it again.")
-            step = "empty"
+            taken.clear()
         else:
-            with_dice = refuse_unfit(_settled_frame(source, DICE_SETTLE_SECONDS, last=True),
-                                     "the camera's picture of the dice", tray)
-            return empty, with_dice, controls
+            taken["dice"] = (fit("dice", "the camera's picture of the dice", DICE_SETTLE_SECONDS, dice_problem), now)
 
 
 def _reader_or_none(models):
@@ -168,7 +252,7 @@ def _reader_or_none(models):
 
 
 def run(args) -> int:
-    from lcr_pi.vision.calibration import burnt_dice_problem, make_calibration, save_calibration
+    from lcr_pi.vision.calibration import EV_HIGHEST, EV_LOWEST, burnt_dice_problem, make_calibration, save_calibration
     from lcr_pi.vision.dataset import read_image
 
     check_writable(args.out, "the calibration")  # before the camera steps, not after them
@@ -176,6 +260,29 @@ def run(args) -> int:
     controls: dict = {}
     if args.empty and not args.image:
         raise UserError("--empty goes with --image (from the camera, the empty tray is pictured first)")
+    if args.ev is not None and not (math.isfinite(args.ev) and EV_LOWEST <= args.ev <= EV_HIGHEST):
+        raise UserError(f"--ev {args.ev:g}: give the Pi camera's exposure compensation in stops, {EV_LOWEST:g} to "
+                        f"{EV_HIGHEST:g} (negative: darker)")
+    if args.ev is not None and args.image:
+        raise UserError("--ev sets the Pi camera's exposure compensation, and a picture from a file is as it was taken")
+    # The empty-tray picture may guide reading only if it really is empty: a die left in it would
+    # hide a die lying in the same place later. A single picture (--image without --empty) is kept
+    # as the reference, dice and all, for information only: there is no empty tray to check.
+    has_empty_picture = not args.image or bool(args.empty)
+    reader = _reader_or_none(args.models) if args.die_px is None or has_empty_picture else None
+    dice_name = args.image or "the camera's picture of the dice"
+    readings = []  # the reader's reading of each picture of the dice, the last one's last
+
+    def dice_problem(picture):
+        """Light dice on a dark tray burn out while the tray stays dark (unfit_problem sees nothing):
+        their size measured on burnt-out, merged dice would steer every read of the night."""
+        try:
+            readings.append(reader.read(picture))
+        except UserError as exc:  # a picture the reader refuses: say which one
+            raise UserError(f"{dice_name}: {exc}") from None
+        return burnt_dice_problem(picture, readings[-1].dice)
+
+    measuring = args.die_px is None and reader is not None
     if args.image:
         with_dice = refuse_unfit(read_image(args.image), args.image, tray)
         empty = with_dice
@@ -184,6 +291,9 @@ def run(args) -> int:
             if empty.shape != with_dice.shape:
                 raise UserError(f"--empty {args.empty} is {empty.shape[1]}x{empty.shape[0]} but --image {args.image} "
                                 f"is {with_dice.shape[1]}x{with_dice.shape[0]}: take both with the same camera")
+        burnt = dice_problem(with_dice) if measuring else None
+        if burnt:
+            raise refusal(dice_name, burnt)
         source_name = f"image:{args.image}"
     else:
         from lcr_pi.camera import open_frame_source
@@ -197,28 +307,13 @@ def run(args) -> int:
             return "" if args.yes else sys.stdin.readline()  # input ended: on as with --yes
 
         try:
-            empty, with_dice, controls = camera_pictures(source, tray, ask=ask)
+            empty, with_dice, controls = camera_pictures(source, tray, ask=ask, ev=args.ev,
+                                                         dice_problem=dice_problem if measuring else None)
         finally:
             source.close()
-    # The empty-tray picture may guide reading only if it really is empty: a die left in it would
-    # hide a die lying in the same place later. A single picture (--image without --empty) is kept
-    # as the reference, dice and all, for information only: there is no empty tray to check.
-    has_empty_picture = not args.image or bool(args.empty)
-    reading = None
-    reader = _reader_or_none(args.models) if args.die_px is None or has_empty_picture else None
-    if args.die_px is None and reader is not None:
-        dice_name = args.image or "the camera's picture of the dice"
-        try:
-            reading = reader.read(with_dice)
-        except UserError as exc:  # a picture the reader refuses: say which one
-            raise UserError(f"{dice_name}: {exc}") from None
-        # Light dice on a dark tray burn out while the tray stays dark (refuse_unfit sees nothing): their
-        # size measured on burnt-out, merged dice would steer every read of the night.
-        burnt = burnt_dice_problem(with_dice, reading.dice)
-        if burnt:
-            raise UserError(f"{dice_name}: {burnt}. Nothing was saved")
-        if not reading.dice:
-            print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
+    reading = readings[-1] if readings else None
+    if reading is not None and not reading.dice:
+        print("note: no dice seen, so the die size is not measured (roll dice into the tray, or give --die-px)")
     empty_checked = False
     if has_empty_picture and reader is None:
         print("note: the reader is not available to check the empty tray, so it will not guide reading")

@@ -597,6 +597,7 @@ def quick_settle(monkeypatch):
 
     monkeypatch.setattr(calibrate, "EMPTY_SETTLE_SECONDS", 0.01, raising=False)
     monkeypatch.setattr(calibrate, "DICE_SETTLE_SECONDS", 0.01, raising=False)
+    monkeypatch.setattr(calibrate, "EV_SETTLE_SECONDS", 0.01, raising=False)
 
 
 def test_calibrate_from_the_camera_takes_the_empty_tray_again_when_back_or_undo_is_typed(quick_settle):
@@ -850,3 +851,194 @@ def test_lower_exposure_knows_both_overexposure_problems():
     overexposed = exposure_problem(np.full((240, 320, 3), 255, np.uint8))
     dark = exposure_problem(np.full((240, 320, 3), 10, np.uint8))
     assert [lower_exposure(p, 0.0) for p in (burnt, overexposed, dark)] == [-1.0, -1.0, None]
+
+
+class _ExposedPicamera2:
+    """picamera2 over a table whose automatic exposure makes the picture ``light`` times too bright:
+    ``ExposureValue`` (stops) scales it by 2**EV before the 8-bit clipping, and the exposure time it
+    reports with it, down to ``least`` times (the sensor's shortest exposure at its lowest gain, in a
+    light that bright). ``pictures[n]`` is the table after the n-th answer to a prompt (``answered``)."""
+
+    def __init__(self, pictures, light, least=0.0):
+        self.pictures, self.light, self.least = pictures, light, least
+        self.answered, self.ev, self.set = 0, 0.0, []
+
+    def set_controls(self, controls):
+        self.set.append(dict(controls))
+        self.ev = controls.get("ExposureValue", self.ev)
+
+    def capture_arrays(self, names):
+        return [_exposed(self.pictures[self.answered], max(self.least, self.light * 2.0 ** self.ev))], {}
+
+    def capture_metadata(self):
+        return {"ExposureTime": round(24000 * 2.0 ** self.ev), "AnalogueGain": 2.0, "ColourGains": (1.8, 1.4),
+                "ExposureValue": self.ev}
+
+    def close(self):
+        pass
+
+
+def _camera_and_keyboard(monkeypatch, source, table):
+    """``source`` opened by ``lcr-pi calibrate``, and a keyboard whose every line (Enter) answers a
+    prompt: the table changes (``table.answered`` counts them)."""
+    import io
+
+    import lcr_pi.camera
+
+    class Keyboard(io.StringIO):
+        def readline(self, *args):
+            table.answered += 1
+            return super().readline(*args)
+
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", lambda spec, **kw: source)
+    monkeypatch.setattr("sys.stdin", Keyboard("\n" * 6))
+
+
+def _pi_camera(monkeypatch, pictures, light, least=0.0):
+    """The Pi camera as ``lcr-pi calibrate`` opens it (a PiCameraSource) over ``_ExposedPicamera2``; the
+    table is the next of ``pictures`` at each Enter."""
+    from lcr_pi.camera import PiCameraSource
+
+    class Pi(PiCameraSource):
+        def __init__(self):  # picamera2 exists only on a Pi
+            self.camera = _ExposedPicamera2(pictures, light, least)
+
+    camera = Pi()
+    _camera_and_keyboard(monkeypatch, camera, camera.camera)
+    return camera.camera
+
+
+def _black_tray():
+    from lcr_pi.vision.render import roll_sequence
+
+    frames, scene = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=["3", "6"], n_frames=4,
+                                  preset="pi-black-tray", empty_frames=1)
+    return frames[0], frames[-1], scene
+
+
+def test_calibrate_lowers_the_pi_cameras_exposure_until_the_dice_are_not_burnt_out(tmp_path, capsys, monkeypatch,
+                                                                                    quick_settle):
+    from lcr_pi.vision.calibration import measure_die_px
+
+    # Found by a review: on a black tray the Pi camera's automatic exposure, metering the mostly black
+    # picture, burnt the ivory dice out; calibrate refused the picture and said to lower the exposure or
+    # dim the light, but lcr-pi offered no way to lower it, and dimming the light changed nothing.
+    empty, dice, scene = _black_tray()
+    camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=4.0)  # burnt out at 4 and 2 times
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--out", str(out)]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out.splitlines()
+    assert said[:7] == [
+        "Empty the tray, then press Enter.",
+        "camera locked at exposure 24000 us, gain 2.0, colour gains [1.8, 1.4]",
+        "Now roll the dice into the tray, then press Enter (or type back and Enter to take the empty tray's picture "
+        "again).",
+        "the dice were burnt out: exposure lowered by one stop (to -1 EV), taking the pictures again",
+        "the dice were burnt out: exposure lowered by one stop (to -2 EV), taking the pictures again",
+        "Take the dice out of the tray, then press Enter: the empty tray's picture is taken again at the lower "
+        "exposure.",
+        "camera locked at exposure 6000 us, gain 2.0, colour gains [1.8, 1.4] (exposure compensation -2 EV)",
+    ], said
+    assert said[7].startswith(f"saved {out}") and said[7].endswith("the empty tray guides reading"), said
+    assert camera.set == [{"ExposureValue": -1.0}, {"ExposureValue": -2.0}]
+    # The exposure locked is the one the dice were fit at (the compensation is in its time), and the
+    # empty tray was pictured at it: lcr-pi run starts the camera so, its automatic exposure off.
+    cal = load_calibration(out)
+    assert cal.camera_controls == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 6000, "AnalogueGain": 2.0,
+                                   "ColourGains": [1.8, 1.4]}
+    assert np.array_equal(cv2.imread(str(reference_of(out))), _exposed(empty, 1.0))
+    truth = measure_die_px(truth_reading(scene))
+    assert cal.die_px and abs(cal.die_px / truth - 1) < 0.15, (cal.die_px, truth)
+    # A webcam over the same table is refused as before: lcr-pi sets no other camera's exposure.
+    webcam = _StepCamera()
+    webcam.read = lambda: _exposed((None, empty, dice)[min(webcam.answered, 2)], 4.0)
+    _camera_and_keyboard(monkeypatch, webcam, webcam)
+    before = out.read_bytes()
+    assert main(["calibrate", "--camera", "webcam:0", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "lowered" not in captured.out and "Pi camera" not in captured.err
+    assert "the camera's picture of the dice: the picture is overexposed (all 2 light dice found are" in captured.err
+    assert out.read_bytes() == before
+
+
+def test_calibrate_gives_up_lowering_the_exposure_after_three_stops_and_says_so(tmp_path, capsys, monkeypatch,
+                                                                              quick_settle):
+    empty, dice, _ = _black_tray()
+    out = tmp_path / "table.json"
+    # The dice in a light so bright that the sensor's shortest exposure burns them out all the same.
+    camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=4.0, least=3.0)
+    assert main(["calibrate", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert camera.set == [{"ExposureValue": -1.0}, {"ExposureValue": -2.0}, {"ExposureValue": -3.0}]
+    assert captured.out.count("the dice were burnt out: exposure lowered by one stop") == 3
+    assert "Take the dice out" not in captured.out
+    assert ("the camera's picture of the dice: the picture is overexposed (all 2 light dice found are burnt out to "
+            "white") in captured.err, captured.err
+    assert ("then calibrate again. The Pi camera's exposure was lowered by three stops, to -3 EV, and the picture was "
+            "still overexposed: calibrate again with a lower --ev (down to -8). Nothing was saved") in captured.err
+    # Even the black tray burns out at 64 times the light, and at 8 times (three stops lower) still.
+    camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=64.0)
+    assert main(["calibrate", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.count("the empty tray was burnt out: exposure lowered by one stop") == 3
+    assert "roll the dice" not in captured.out
+    assert "the camera's picture of the empty tray: the picture is overexposed (" in captured.err
+    assert "lowered by three stops, to -3 EV, and the picture was still overexposed" in captured.err
+    # At the lowest there is no lower: said so.
+    camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=4.0, least=3.0)
+    assert main(["calibrate", "--out", str(out), "--ev", "-7"]) == 2
+    assert camera.set == [{"ExposureValue": -7.0}, {"ExposureValue": -8.0}]
+    assert ("Even at the Pi camera's lowest exposure compensation (-8 EV) it was: light the tray less brightly. "
+            "Nothing was saved") in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_calibrate_ev_sets_the_pi_cameras_exposure_before_the_pictures(tmp_path, capsys, monkeypatch, quick_settle):
+    empty, dice, scene = _black_tray()
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=4.0)
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--out", str(out), "--ev", "-2"]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert camera.set == [{"ExposureValue": -2.0}] and "lowered" not in said
+    assert "camera locked at exposure 6000 us, gain 2.0, colour gains [1.8, 1.4] (exposure compensation -2 EV)" in said
+    assert load_calibration(out).camera_controls["ExposureTime"] == 6000
+    # Begun at --ev, the exposure is lowered from there, three stops at most.
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=64.0)
+    assert main(["calibrate", "--out", str(out), "--ev", "-1"]) == 2
+    assert camera.set == [{"ExposureValue": v} for v in (-1.0, -2.0, -3.0, -4.0)]
+    assert "lowered by three stops, to -4 EV" in capsys.readouterr().err
+
+
+def test_calibrate_lowers_the_pi_cameras_exposure_for_an_overexposed_empty_tray_without_asking_again(
+        tmp_path, capsys, monkeypatch, quick_settle):
+    scene = random_scene(np.random.default_rng(1), size=(640, 480), n_dice=2, preset="felt-table")
+    camera = _pi_camera(monkeypatch, [None, scene.image, scene.image], light=3.0)  # a light tray burns out
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--out", str(out), "--die-px", "33"]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out.splitlines()
+    lowered = [s for s in said if "lowered" in s]
+    assert lowered and lowered[0] == "the empty tray was burnt out: exposure lowered by one stop (to -1 EV), taking its picture again"
+    assert said[0] == "Empty the tray, then press Enter." and said[1 + len(lowered)].startswith("camera locked at")
+    assert [s.split(",")[0] for s in said if s.endswith(".") or "press Enter" in s] == [
+        "Empty the tray", "Now roll the dice into the tray"]
+    assert camera.set == [{"ExposureValue": -float(i)} for i in range(1, len(lowered) + 1)]
+
+
+def test_calibrate_ev_is_refused_where_it_cannot_be_applied(tmp_path, capsys, monkeypatch):
+    import lcr_pi.camera
+
+    scene = random_scene(np.random.default_rng(1), size=(640, 480), n_dice=2, preset="felt-table")
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), scene.image)
+    out = tmp_path / "table.json"
+    for ev in ("9", "-8.5", "nan"):
+        assert main(["calibrate", "--image", str(image), "--out", str(out), "--ev", ev]) == 2
+        assert f"--ev {float(ev):g}: give the Pi camera's exposure compensation in stops, -8 to 8" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(image), "--out", str(out), "--ev", "-1"]) == 2
+    assert "--ev sets the Pi camera's exposure compensation, and a picture from a file is as it was taken" in \
+        capsys.readouterr().err
+    monkeypatch.setattr(lcr_pi.camera, "open_frame_source", lambda spec, **kw: _StepCamera())
+    assert main(["calibrate", "--camera", "webcam:0", "--yes", "--out", str(out), "--ev", "-1"]) == 2
+    captured = capsys.readouterr()
+    assert "--ev sets the Pi camera's exposure compensation, and this camera is not the Pi camera" in captured.err
+    assert "Empty the tray" not in captured.out and not out.exists()
