@@ -37,9 +37,10 @@ def number(n: int) -> str:
 #: From this many players (a table of 8 to 20) the referee says the table in groups rather than player by
 #: player: status (:mod:`lcr_pi.referee`), the games won after each game of a series and at a restart
 #: (:func:`games_won_words`), the roll-off as it stands, and the roll-off itself (:func:`roll_off_scored`,
-#: :func:`roll_off_turn`). Said one by one, a table of 20 heard 79 words of games won after each game (27 s
-#: at 175 words a minute), status at a table of 12 took 74 words (25 s) before whose turn it was, at 20
-#: players 106 (36 s), and a roll-off of 20 players 178 words (61 s). Smaller tables are said player by player.
+#: :func:`roll_off_turn`), and a game's opening (:func:`game_started`). Said one by one, a table of 20 heard 79
+#: words of games won after each game (27 s at 175 words a minute), status at a table of 12 took 74 words (25 s)
+#: before whose turn it was, at 20 players 106 (36 s), a roll-off of 20 players 178 words (61 s), and a game's
+#: opening 38 (13 s). Smaller tables are said player by player.
 BIG_TABLE = 8
 
 
@@ -265,11 +266,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
         return players[seat]
 
     if isinstance(e, ev.GameStarted):
-        return [
-            f"A new game of LCR: {join_names(e.players)}, {chips(e.starting_chips)} each.",
-            *rules_words(e.variant),
-            f"{e.players[e.first_seat]} goes first.",
-        ]
+        return game_started(e)
     if isinstance(e, ev.TurnStarted):
         return [f"{e.player}, your turn: roll {dice(e.dice)}."]
     if isinstance(e, ev.PlayerSkipped):
@@ -332,6 +329,64 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
             f"in {number(e.games)} game{'' if e.games == 1 else 's'}!"
         ]
     return []
+
+
+#: Why the first player of a game starts, as :func:`game_started` says it at a big table: the roll-off
+#: won (said just before, with the winning score), or the series' rule for its next game.
+FIRST_BECAUSE = ("", "roll-off", "winner", "next-seat")
+
+
+def game_started(e: ev.GameStarted, *, because: str = "", seats_new: bool = False) -> list[str]:
+    """A game's opening: the players, the chips each starts with, the rules if not the box's, who goes first.
+
+    At a big table (:data:`BIG_TABLE`) the players are said by number, not name by name (at 20 players that
+    was 20 of the opening's 38 words, 13 s before the first roll), and who goes first says why
+    (``because``, one of :data:`FIRST_BECAUSE`): after a roll-off it is not said again, as the roll-off's
+    last words said it with the winning score; in a series the last game's winner, or who started it.
+    ``seats_new`` (the night's first opening) adds where the seat order is heard: status says it at a game's
+    opening (:func:`seat_order`). Smaller tables hear every name, and nothing of
+    ``because`` or ``seats_new``, as before.
+
+    >>> big = tuple("Ann Bob Cy Di Ed Flo Gus Hal".split())
+    >>> game_started(ev.GameStarted(big, 3, "classic", 0), seats_new=True)
+    ['A new game of LCR: eight players, three chips each.', 'Press status for the seat order.', 'Ann goes first.']
+    >>> game_started(ev.GameStarted(big, 3, "classic", 7), because="winner")
+    ['A new game of LCR: eight players, three chips each.', 'Hal won the last game and goes first.']
+    >>> game_started(ev.GameStarted(big, 3, "classic", 0), because="next-seat")[-1]
+    'Hal started the last game, so Ann goes first.'
+    >>> game_started(ev.GameStarted(big, 5, "classic", 2), because="roll-off")
+    ['A new game of LCR: eight players, five chips each.']
+    >>> game_started(ev.GameStarted(big[:3], 3, "classic", 2), because="roll-off", seats_new=True)
+    ['A new game of LCR: Ann, Bob and Cy, three chips each.', 'Cy goes first.']
+    """
+    if because not in FIRST_BECAUSE:
+        raise ValueError(f"because must be one of {FIRST_BECAUSE}, got {because!r}")
+    players, first = e.players, e.players[e.first_seat]
+    if len(players) < BIG_TABLE:
+        return [f"A new game of LCR: {join_names(players)}, {chips(e.starting_chips)} each.",
+                *rules_words(e.variant), f"{first} goes first."]
+    words = [f"A new game of LCR: {number(len(players))} players, {chips(e.starting_chips)} each."]
+    if seats_new:
+        words.append("Press status for the seat order.")
+    words += rules_words(e.variant)
+    if because == "winner":
+        words.append(f"{first} won the last game and goes first.")
+    elif because == "next-seat":
+        # The series' next-seat rule: the seat on the left of the last game's first player, who sits before.
+        words.append(f"{players[e.first_seat - 1]} started the last game, so {first} goes first.")
+    elif because != "roll-off":
+        words.append(f"{first} goes first.")
+    return words
+
+
+def seat_order(players) -> str:
+    """Every player in seat order, the order of play, for a big table's status at a game's opening and its
+    help, as its opening does not name them.
+
+    >>> seat_order(["Ann", "Bob", "Cy"])
+    'Seat order: Ann, Bob and Cy.'
+    """
+    return f"Seat order: {join_names(players)}."
 
 
 def roll_off_scored(e: ev.RollOffRolled, players, scores=(), *, decides: bool = False) -> str:

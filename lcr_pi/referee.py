@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (BIG_TABLE, announce, as_sentence, chips, dice, games_won_words, grouped_counts,
-                             join_names, number, one_chip_each, roll_off_turn, series_goes_on, series_opening,
-                             spoken_faces)
+from lcr_pi.announce import (BIG_TABLE, announce, as_sentence, chips, dice, game_started, games_won_words,
+                             grouped_counts, join_names, number, one_chip_each, roll_off_turn, seat_order,
+                             series_goes_on, series_opening, spoken_faces)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -192,6 +192,9 @@ class Referee:
         self.series = Series.start(config, series_rules) if series_rules else None
         # A series begun and not yet said: its first game (or roll-off) says what it is played to.
         self._series_unsaid = self.series is not None
+        # The night's first game opening is still to come: at a big table it says where the seat order is heard,
+        # as it no longer names everyone (see game_started). New players are named in seat order as they sit.
+        self._seats_unsaid = True
         self.first_player = first_player
         self.game: Game | None = None
         self.phase = "roll_off"
@@ -235,8 +238,12 @@ class Referee:
         self._last_words = welcome + self._last_words
         return welcome + begun
 
+    def _series_in_play(self) -> bool:
+        """A series with a game played and not won: its rule says who starts its next game."""
+        return self.series is not None and self.series.games > 0 and not self.series.is_over
+
     def _first_seat_for_new_game(self) -> int | None:
-        if self.series is not None and self.series.games > 0 and not self.series.is_over:
+        if self._series_in_play():
             return self.series.next_first()
         first = self.first_player.strip()
         if first == "roll-off":
@@ -267,9 +274,17 @@ class Referee:
         self.roll_off = None
         self.game = Game(self.config, first=first)
         self.phase = "await_roll"
+        # Why the first player starts, said at a big table: the roll-off won, or the series' rule (also when a
+        # long press starts its game over, with the same first player).
+        because = "roll-off" if after_roll_off else ""
+        if not after_roll_off and self._series_in_play() and first == self.series.next_first():
+            because = self.series.rules.next_starter
+        started, *turn = self.game.opening
+        opening = game_started(started, because=because, seats_new=self._seats_unsaid)
+        self._seats_unsaid = False
         # After the roll-off's deciding roll, repeat says that roll's score and who won it before the
         # game's opening (found by an audit: it said the opening alone).
-        out = self._speak(series_words + announce(self.game.opening, self.config.players), extend=after_roll_off)
+        out = self._speak(series_words + opening + announce(turn, self.config.players), extend=after_roll_off)
         out.append(ShowTurn(first))
         out.append(self._checkpoint("game_started"))
         return out
@@ -624,6 +639,7 @@ class Referee:
         if config.players == self.config.players:
             return self._speak([f"The players are already {join_names(config.players, 'and')}."], keep=False)
         self.config = config
+        self._seats_unsaid = False  # said next, in seat order, as the players were given
         # Whoever was named to start may have left; a series of other players is not this one's.
         first = self.first_player.strip()
         if first and first != "roll-off" and first.casefold() not in {n.casefold() for n in config.players}:
@@ -809,7 +825,9 @@ class Referee:
             # only the buttons, and the player who pressed it heard nothing of what to do now).
             state = self.game.state
             now = f"It is {state.current_player}'s turn: roll {dice(state.dice_to_roll)}."
-        return self._speak([now, BUTTON_GUIDE], keep=False)
+        # A big table's opening does not name everyone: help says the seat order, at any moment of the night.
+        seats = seat_order(self.config.players) if self.config.n_players >= BIG_TABLE else ""
+        return self._speak([now, seats, BUTTON_GUIDE], keep=False)
 
     def _repeat(self) -> list:
         return list(self._last_words) or self._speak(self._status_words())
@@ -821,11 +839,14 @@ class Referee:
             # reviews: status said "It is Ann's turn: roll three dice", and the table never heard the guess it
             # could confirm; and, as status no longer cuts the question, a pick made on the page while its
             # words waited was followed by "Ann must first choose whom to take one chip from".
-            *words, now = self._status_words()
+            *words, now = self._status_words(seats=True)
             return self._speak(words, keep=False) + self._speak([now], keep=False, prompt=True)
-        return self._speak(self._status_words(), keep=False)
+        return self._speak(self._status_words(seats=True), keep=False)
 
-    def _status_words(self) -> list[str]:
+    def _status_words(self, *, seats: bool = False) -> list[str]:
+        """What status says; with ``seats``, at a big table's game opening (before its first roll), the seat
+        order too, as the opening said the players by number. Only asked for: "Welcome back" and the rest
+        that say the status words do not say it."""
         if self.game is None:
             return self._roll_off_status_words()
         state = self.game.state
@@ -850,6 +871,8 @@ class Referee:
         favoured = self._favoured_words(state)
         if favoured:
             words.append(favoured)
+        if seats and big and state.rolls == 0:
+            words.append(seat_order(self.config.players))
         if self.phase == "game_over":
             won, then = self._game_over_words(state)
             # At a big table the winner is said first, as whose turn it is is in a game (found by a review:

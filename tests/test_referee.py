@@ -1094,9 +1094,10 @@ def test_status_at_a_big_table_says_whose_turn_first_and_groups_the_chips():
     # words (25 s at espeak's 175 words a minute) before whose turn it was, and 106 words (36 s) at 20.
     ref = table(players=BIG[:12], odds=close_odds)
     opening = said(ref.on_action("status"))
+    # At a game's opening it ends with the seat order, which the big table's opening no longer says.
     assert opening == ("It is Ann's turn: roll three dice. Everyone has three chips. No chips in the centre. "
-                      "No clear favourite yet.")
-    assert len(opening.split()) == 20  # 7 s; it was 74 (25 s)
+                      "No clear favourite yet. Seat order: Ann, Bob, Cy, Di, Ed, Flo, Gus, Hal, Ivy, Jo, Kim and Lu.")
+    assert len(opening.split()) == 35  # 12 s, the seats 15 of them; it was 74 (25 s)
     ref.on_roll(clear("L", ".", "C"))  # Ann 1, Bob 4
     ref.on_roll(clear("R", "R", "C"))  # Bob 1, Ann 3
     ref.on_roll(clear("C", "C", "C"))  # Cy 0
