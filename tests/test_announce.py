@@ -198,3 +198,55 @@ def test_a_big_tables_roll_off_says_how_many_roll_and_the_standing_when_a_roll_c
     # The same in one batch: the scores are followed through it, and the tie-break begins afresh.
     assert say([e for events, _ in roll_off_events(big, rolls) for e in events], big) == " ".join(said)
 
+
+
+# -- a big table's opening ----------------------------------------------------------------------------
+
+BIG = tuple("Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split())
+
+
+def test_a_big_tables_opening_says_the_players_by_number_word_for_word():
+    # Found by an audit of a big table by ear: the opening named every player, 38 words (13 s) at 20 players
+    # before the first roll, when the rest of a big table's speech was grouped.
+    for n, count in ((8, "eight"), (12, "twelve"), (20, "twenty")):
+        game = Game(GameConfig.create(BIG[:n]))
+        assert say(game.opening, BIG[:n]) == (f"A new game of LCR: {count} players, three chips each. Ann goes first. "
+                                              "Ann, your turn: roll three dice.")
+    wild = Game(GameConfig.create(BIG, starting_chips=5, variant="wild-win"), first=3)
+    assert say(wild.opening, BIG) == (
+        "A new game of LCR: twenty players, five chips each. Wild rules: each wild takes a chip from another player, "
+        "and three wilds win the game at once. Di goes first. Di, your turn: roll three dice.")
+
+
+def test_a_big_tables_opening_says_why_its_first_player_starts_and_where_the_seat_order_is_heard():
+    from lcr_pi.announce import game_started, seat_order
+    from lcr_pi.rules.events import GameStarted
+
+    first_seat = GameStarted(BIG, 3, "classic", 0)
+    assert game_started(first_seat, seats_new=True) == [
+        "A new game of LCR: twenty players, three chips each.", "Press status for the seat order.", "Ann goes first."]
+    assert game_started(first_seat, because="next-seat") == [
+        "A new game of LCR: twenty players, three chips each.", "Tess started the last game, so Ann goes first."]
+    winner = GameStarted(BIG[:12], 4, "last-chip", 11)
+    assert game_started(winner, because="winner") == [
+        "A new game of LCR: twelve players, four chips each.",
+        "Last chip wins: the game goes on until a C puts the last chip in the centre, and that player wins.",
+        "Lu won the last game and goes first."]
+    # After a roll-off its last words said who goes first, with the winning score: not said twice.
+    assert game_started(GameStarted(BIG[:8], 3, "classic", 5), because="roll-off") == [
+        "A new game of LCR: eight players, three chips each."]
+    assert seat_order(BIG) == ("Seat order: Ann, Bob, Cy, Di, Ed, Flo, Gus, Hal, Ivy, Jo, Kim, Lu, Max, Ned, Oli, "
+                               "Pam, Quin, Ros, Sam and Tess.")
+
+
+def test_a_table_of_seven_opening_names_everyone_as_before_whatever_the_reason():
+    from lcr_pi.announce import FIRST_BECAUSE, game_started
+    from lcr_pi.rules.events import GameStarted
+
+    seven = GameStarted(BIG[:7], 3, "wild", 2)
+    before = ["A new game of LCR: Ann, Bob, Cy, Di, Ed, Flo and Gus, three chips each.",
+              "Wild rules: each wild takes a chip from another player, and three wilds take the pot.", "Cy goes first."]
+    assert announce([seven], BIG[:7]) == before
+    for because in FIRST_BECAUSE:
+        for seats_new in (False, True):
+            assert game_started(seven, because=because, seats_new=seats_new) == before

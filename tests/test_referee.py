@@ -1311,3 +1311,95 @@ def test_a_roll_off_of_twenty_players_through_the_referee_is_short_and_every_rol
     assert said(ref.on_action("repeat")) == deciding
     words[-1] = deciding[:deciding.index(" A new game")]
     assert sum(len(w.split()) for w in words) == 171  # was 207 (71 s at 175 words a minute); now 59 s
+
+
+# -- a big table's opening ----------------------------------------------------------------------------
+
+WILD = "Wild rules: each wild takes a chip from another player, and three wilds take the pot."
+
+
+def openings_of_a_series(players, next_starter):
+    """A Wild first to two wins among ``players``: the first game's opening, status there, and the next game's
+    opening (after a roll-off the seat 2 wins), each word for word, with status there."""
+    ref = Referee(GameConfig.create(players, variant="wild"),
+                  series_rules=SeriesRules(first_to=2, next_starter=next_starter))
+    words = [said(ref.start()), said(ref.on_action("status"))]
+    while ref.phase != "game_over":
+        ref.on_roll(clear(*("C",) * ref.game.state.dice_to_roll))
+    out = ref.on_action("confirm")
+    while ref.phase == "roll_off":
+        out = ref.on_roll(clear("6", "6", "6") if ref.roll_off.next_seat == 2 else clear("1", "2", "3"))
+    return words + [said(out), said(ref.on_action("status"))]
+
+
+def test_the_opening_at_a_table_of_seven_is_said_as_before_and_at_eight_by_number_with_who_starts_and_why():
+    # Found by an audit of a big table by ear: its opening named every player, at 20 players 38 words (13 s)
+    # before the first roll. Seven players hear it as before, name by name.
+    names = "Ann, Bob, Cy, Di, Ed, Flo and Gus"
+    tally = "Games won: Ann has none, Bob has none, Cy has none, Di has none, Ed has none, Flo has none, Gus has one win."
+    chips_each = ("Ann has three chips, Bob has three chips, Cy has three chips, Di has three chips, Ed has three chips, "
+                  "Flo has three chips, Gus has three chips. No chips in the centre.")
+    seven = f"A new game of LCR: {names}, three chips each. {WILD}"
+    first = f"A new series: first to two wins. {seven} Ann goes first. Ann, your turn: roll three dice."
+    assert openings_of_a_series(BIG[:7], "winner") == [
+        first, f"{chips_each} {tally.replace('one win', 'none')} It is Ann's turn: roll three dice.",
+        f"{seven} Gus goes first. Gus, your turn: roll three dice.",
+        f"{chips_each} {tally} It is Gus's turn: roll three dice."]
+    assert openings_of_a_series(BIG[:7], "next-seat")[2:] == [
+        f"{seven} Bob goes first. Bob, your turn: roll three dice.",
+        f"{chips_each} {tally} It is Bob's turn: roll three dice."]
+    assert openings_of_a_series(BIG[:7], "roll-off")[2] == (
+        f"Gus scores six. Cy goes first, with eighteen. {seven} Cy goes first. Cy, your turn: roll three dice.")
+
+    eight = "A new game of LCR: eight players, three chips each."
+    seats = "Seat order: Ann, Bob, Cy, Di, Ed, Flo, Gus and Hal."
+    tally = "Games won: Hal has one win; everyone else has none."
+    assert openings_of_a_series(BIG[:8], "winner") == [
+        f"A new series: first to two wins. {eight} Press status for the seat order. {WILD} Ann goes first. "
+        "Ann, your turn: roll three dice.",
+        f"It is Ann's turn: roll three dice. Everyone has three chips. No chips in the centre. No games won yet. {seats}",
+        f"{eight} {WILD} Hal won the last game and goes first. Hal, your turn: roll three dice.",
+        f"It is Hal's turn: roll three dice. Everyone has three chips. No chips in the centre. {tally} {seats}"]
+    assert openings_of_a_series(BIG[:8], "next-seat")[2] == (
+        f"{eight} {WILD} Ann started the last game, so Bob goes first. Bob, your turn: roll three dice.")
+    # The roll-off's last words say who goes first, with the winning score; the opening does not say it again.
+    assert openings_of_a_series(BIG[:8], "roll-off")[2] == (
+        f"Hal scores six. Cy goes first, with eighteen. {eight} {WILD} Cy, your turn: roll three dice.")
+
+
+def test_a_twenty_player_game_starts_through_the_referee_by_number_and_the_seat_order_is_there_on_request():
+    ref = Referee(GameConfig.create(BIG), series_rules=SeriesRules(first_to=2, next_starter="next-seat"),
+                  odds=close_odds)
+    opening = said(ref.start())
+    assert opening == ("A new series: first to two wins. A new game of LCR: twenty players, three chips each. "
+                       "Press status for the seat order. Ann goes first. Ann, your turn: roll three dice.")
+    assert len(opening.split()) == 32  # 25 after the series' seven; naming everyone, the game's took 38 (13 s)
+    assert said(ref.on_action("repeat")) == opening
+    seats = ("Seat order: Ann, Bob, Cy, Di, Ed, Flo, Gus, Hal, Ivy, Jo, Kim, Lu, Max, Ned, Oli, Pam, Quin, Ros, "
+             "Sam and Tess.")
+    assert said(ref.on_action("status")) == ("It is Ann's turn: roll three dice. Everyone has three chips. "
+                                             f"No chips in the centre. No games won yet. No clear favourite yet. {seats}")
+    # Help (typed, or on the page) says the seats at any moment; status only at the opening, and not a restart.
+    assert said(ref.on_action("help")).startswith(f"It is Ann's turn: roll three dice. {seats} Buttons: ")
+    ref.on_roll(clear("L", ".", "C"))
+    assert "Seat order" not in said(ref.on_action("status"))
+    assert said(ref.on_action("help")).startswith(f"It is Bob's turn: roll three dice. {seats} Buttons: ")
+    ref.on_action("undo")
+    assert said(ref.on_action("status")).endswith(seats)
+    ref.on_roll(clear("L", ".", "C", verdict="unsure"))
+    out = ref.on_action("status")
+    assert said(out).endswith(f"{seats} It is Ann's turn: roll again, or, if the dice show L, dot, C, press confirm.")
+    assert isinstance(out[-1], Prompt) and out[-2].text == seats
+    ref.on_action("confirm")
+    while ref.phase != "game_over":
+        ref.on_roll(clear(*("C",) * ref.game.state.dice_to_roll))
+    assert ref.game.state.first == 0
+    next_game = said(ref.on_action("confirm"))
+    assert next_game == ("A new game of LCR: twenty players, three chips each. Ann started the last game, so Bob "
+                         "goes first. Bob, your turn: roll three dice.")  # 24 words
+    back = said(Referee.restore(ref.snapshot()).start())
+    assert back == ("Welcome back. The game goes on where it stopped. It is Bob's turn: roll three dice. "
+                    "Everyone has three chips. No chips in the centre. Games won: Bob has one win; everyone else has none.")
+    # A long press starts the series' game over, with the same first player, for the same reason.
+    ref.on_roll(clear(".", ".", "."))
+    assert said(ref.on_action("new_game")) == f"Starting a new game. Undo brings the last one back. {next_game}"

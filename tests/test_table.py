@@ -1405,3 +1405,21 @@ def test_at_a_big_table_holding_choose_steps_back_and_drops_the_names_offered_be
     assert "P1 rolled W, dot, dot." in waiting  # the roll's words are all said
     table.action("confirm")
     assert table.referee.game.state.chips[3] == 2  # P4, the name heard last
+
+
+def test_a_twenty_player_night_opens_by_number_and_status_and_help_say_the_seat_order(tmp_path):
+    # Found by an audit of a big table by ear: the opening named all twenty players, 38 words (13 s) before
+    # the first roll. Status says the seats at a game's opening, help at any moment; a restart does not.
+    players = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
+    seats = f"Seat order: {', '.join(players[:-1])} and Tess."
+    _, speaker, _ = night(tmp_path, ("status", None), ("roll", "L . C"), config=GameConfig.create(players))
+    assert speaker.spoken[:7] == [
+        "A new game of LCR: twenty players, three chips each.", "Press status for the seat order.", "Ann goes first.",
+        "Ann, your turn: roll three dice.",
+        "It is Ann's turn: roll three dice.", "Everyone has three chips. No chips in the centre.", seats]
+    _, speaker, _ = night(tmp_path, ("help", None))
+    assert speaker.spoken[:4] == [
+        "Welcome back. The game goes on where it stopped.", "The last roll I counted was Ann's: L, dot, C.",
+        "It is Bob's turn: roll three dice.", "Bob has four chips; Ann has one; everyone else has three chips. "
+        "One chip in the centre."]
+    assert speaker.spoken[4:6] == ["It is Bob's turn: roll three dice.", seats]
