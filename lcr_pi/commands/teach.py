@@ -107,6 +107,15 @@ def _was_there(x: float, y: float, side: float, there) -> bool:
     return any(np.hypot(x - tx, y - ty) < ts / 2 and ts / 1.5 <= side <= ts * 1.5 for tx, ty, ts in there)
 
 
+#: The detector score a find needs for a teaching picture's die to be outlined from the detector's finds
+#: when the reader keeps no die (:func:`die_shown`), if the reader's own sure score is lower. Measured
+#: 2026-12-05 with the seventh round's models: in the 720 teaching pictures of bench_teach_table.py's
+#: tables 1-3 such dice were found at 0.49-0.66 (9 pictures, 3 of them with no find at all), while a
+#: phone beside dev table 101's empty tray was found at 0.33, over the reader's sure score of 0.3, and
+#: was outlined as a die shown when no picture of the empty tray was given.
+OUTLINE_FROM_FINDS = 0.45
+
+
 def die_shown(reader, frame, *, dice_kind: str = "auto", there=()):
     """``(outline, dice)`` of a teaching picture: the rough outline of the one die shown (None when
     the picture shows no die or several, see :func:`single_die_outline`) and the reader's dice.
@@ -120,10 +129,10 @@ def die_shown(reader, frame, *, dice_kind: str = "auto", there=()):
     ``benchmarks/bench_teach_table.py`` were found by the detector on their top (score 0.48-0.74)
     and called background (0.90-1.0), so the reader kept nothing and the player was asked again.
     When the reader keeps no die, the detector's own finds outline the die instead, if one of them
-    is found surely (at least the reader's sure detector score) and all of them, the weak ones
-    too, lie together: a find anywhere else (a phone beside the tray, a second die) still refuses
-    the picture, and a picture where the detector finds nothing surely stays refused. A reader
-    without a detector of its own (``find_dice``) is taken at its word.
+    is found surely (at least the reader's sure detector score and :data:`OUTLINE_FROM_FINDS`) and
+    all of them, the weak ones too, lie together: a find anywhere else (a phone beside the tray, a
+    second die) still refuses the picture, and a picture where the detector finds nothing surely
+    stays refused. A reader without a detector of its own (``find_dice``) is taken at its word.
 
     >>> from types import SimpleNamespace as Thing
     >>> from lcr_pi.vision.detect import Detection
@@ -152,7 +161,7 @@ def die_shown(reader, frame, *, dice_kind: str = "auto", there=()):
     if dice or not hasattr(reader, "find_dice"):
         return single_die_outline([die_corners(d) for d in dice]), dice
     finds = [d for d in reader.find_dice(frame) or [] if new(d.corners())]
-    if not any(d.score >= reader.settings.sure_detection for d in finds):
+    if not any(d.score >= max(reader.settings.sure_detection, OUTLINE_FROM_FINDS) for d in finds):
         return None, dice
     return single_die_outline([d.corners() for d in finds]), dice
 
