@@ -1234,7 +1234,8 @@ def main(argv=None) -> int:
         render_scenes(args.cache, args.scenes, args.seed)
     if args.step == "scenes":
         return 0
-    samples = load_real(args.data, Path(args.corrections) if args.corrections else None) + (load_scenes(scenes_path) if args.scenes else [])
+    corrections = Path(args.corrections) if args.corrections else None
+    samples = load_real(args.data, corrections) + (load_scenes(scenes_path) if args.scenes else [])
     print(f"{len(samples)} frames ({sum(s.held_out for s in samples)} held out for calibration)")
     if args.step in ("detector", "all"):
         train_detector(samples, args.out, args.seed, args.detector_steps, args.threads, args.detector_init)
