@@ -273,11 +273,9 @@ BURNT_DIE_SHARE = 0.5  # a die with over this share of its middle burnt out to w
 
 def _die_middle(grey: np.ndarray, die) -> np.ndarray:
     """The grey levels of ``die``'s middle (its top face, else its box, shrunk to :data:`DIE_MIDDLE`)."""
-    if len(die.corners) >= 3:
-        quad = np.asarray(die.corners, np.float64)
-    else:
-        x0, y0, x1, y1 = die.box
-        quad = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float64)
+    from lcr_pi.vision.teach import die_corners
+
+    quad = np.asarray(die_corners(die), np.float64)
     quad = quad.mean(0) + DIE_MIDDLE * (quad - quad.mean(0))
     h, w = grey.shape
     (x0, y0), (x1, y1) = np.floor(quad.min(0)).astype(int), np.ceil(quad.max(0)).astype(int) + 1
