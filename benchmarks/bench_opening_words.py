@@ -19,7 +19,7 @@ Deterministic: every game is played out with C, C, C.
 
 from __future__ import annotations
 
-from lcr_pi.referee import Referee, RollObservation, Say, said
+from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 
 NAMES = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
@@ -28,7 +28,7 @@ TABLES = (3, 7, 8, 12, 20)
 
 
 def words(outputs) -> int:
-    return sum(len(o.text.split()) for o in outputs if isinstance(o, Say))
+    return len(said(outputs).split())
 
 
 def opening_after_roll_off(players: int) -> int:
