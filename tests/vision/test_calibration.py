@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from dataclasses import replace
 
@@ -854,13 +855,15 @@ def test_lower_exposure_knows_both_overexposure_problems():
 
 
 class _ExposedPicamera2:
-    """picamera2 over a table whose automatic exposure makes the picture ``light`` times too bright:
-    ``ExposureValue`` (stops) scales it by 2**EV before the 8-bit clipping, and the exposure time it
-    reports with it, down to ``least`` times (the sensor's shortest exposure at its lowest gain, in a
-    light that bright). ``pictures[n]`` is the table after the n-th answer to a prompt (``answered``)."""
+    """picamera2 over a table whose automatic exposure makes the picture ``light`` times too bright (too
+    dark under 1): ``ExposureValue`` (stops) scales it by 2**EV before the 8-bit clipping, and the
+    exposure time it reports with it, down to ``least`` times (the sensor's shortest exposure at its
+    lowest gain, in a light that bright) and up to ``most`` times (its longest at its highest gain, in a
+    light that dim). ``pictures[n]`` is the table after the n-th answer to a prompt (``answered``);
+    ``light`` is one for all of them, or one for each (the light changed between them)."""
 
-    def __init__(self, pictures, light, least=0.0):
-        self.pictures, self.light, self.least = pictures, light, least
+    def __init__(self, pictures, light, least=0.0, most=math.inf):
+        self.pictures, self.light, self.least, self.most = pictures, light, least, most
         self.answered, self.ev, self.set = 0, 0.0, []
 
     def set_controls(self, controls):
@@ -868,7 +871,8 @@ class _ExposedPicamera2:
         self.ev = controls.get("ExposureValue", self.ev)
 
     def capture_arrays(self, names):
-        return [_exposed(self.pictures[self.answered], max(self.least, self.light * 2.0 ** self.ev))], {}
+        light = self.light[self.answered] if isinstance(self.light, (list, tuple)) else self.light
+        return [_exposed(self.pictures[self.answered], min(self.most, max(self.least, light * 2.0 ** self.ev)))], {}
 
     def capture_metadata(self):
         return {"ExposureTime": round(24000 * 2.0 ** self.ev), "AnalogueGain": 2.0, "ColourGains": (1.8, 1.4),
@@ -894,25 +898,26 @@ def _camera_and_keyboard(monkeypatch, source, table):
     monkeypatch.setattr("sys.stdin", Keyboard("\n" * 6))
 
 
-def _pi_camera(monkeypatch, pictures, light, least=0.0):
+def _pi_camera(monkeypatch, pictures, light, least=0.0, most=math.inf):
     """The Pi camera as ``lcr-pi calibrate`` opens it (a PiCameraSource) over ``_ExposedPicamera2``; the
     table is the next of ``pictures`` at each Enter."""
     from lcr_pi.camera import PiCameraSource
 
     class Pi(PiCameraSource):
         def __init__(self):  # picamera2 exists only on a Pi
-            self.camera = _ExposedPicamera2(pictures, light, least)
+            self.camera = _ExposedPicamera2(pictures, light, least, most)
 
     camera = Pi()
     _camera_and_keyboard(monkeypatch, camera, camera.camera)
     return camera.camera
 
 
-def _black_tray():
+def _tray(preset="pi-black-tray"):
+    """``(empty, with_dice, scene)``: a rendered tray (black by default), empty, then with two dice in it."""
     from lcr_pi.vision.render import roll_sequence
 
     frames, scene = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=["3", "6"], n_frames=4,
-                                  preset="pi-black-tray", empty_frames=1)
+                                  preset=preset, empty_frames=1)
     return frames[0], frames[-1], scene
 
 
@@ -923,7 +928,7 @@ def test_calibrate_lowers_the_pi_cameras_exposure_until_the_dice_are_not_burnt_o
     # Found by a review: on a black tray the Pi camera's automatic exposure, metering the mostly black
     # picture, burnt the ivory dice out; calibrate refused the picture and said to lower the exposure or
     # dim the light, but lcr-pi offered no way to lower it, and dimming the light changed nothing.
-    empty, dice, scene = _black_tray()
+    empty, dice, scene = _tray()
     camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=4.0)  # burnt out at 4 and 2 times
     out = tmp_path / "table.json"
     assert main(["calibrate", "--out", str(out)]) == 0, capsys.readouterr().err
@@ -963,7 +968,7 @@ def test_calibrate_lowers_the_pi_cameras_exposure_until_the_dice_are_not_burnt_o
 
 def test_calibrate_gives_up_lowering_the_exposure_after_three_stops_and_says_so(tmp_path, capsys, monkeypatch,
                                                                               quick_settle):
-    empty, dice, _ = _black_tray()
+    empty, dice, _ = _tray()
     out = tmp_path / "table.json"
     # The dice in a light so bright that the sensor's shortest exposure burns them out all the same.
     camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=4.0, least=3.0)
@@ -994,7 +999,7 @@ def test_calibrate_gives_up_lowering_the_exposure_after_three_stops_and_says_so(
 
 
 def test_calibrate_ev_sets_the_pi_cameras_exposure_before_the_pictures(tmp_path, capsys, monkeypatch, quick_settle):
-    empty, dice, scene = _black_tray()
+    empty, dice, scene = _tray()
     camera = _pi_camera(monkeypatch, [None, empty, dice], light=4.0)
     out = tmp_path / "table.json"
     assert main(["calibrate", "--out", str(out), "--ev", "-2"]) == 0, capsys.readouterr().err
