@@ -4,9 +4,9 @@ From the camera: empty the tray, press Enter (the picture of the empty tray is t
 tray is found in it), then roll the dice into the tray and press Enter again (the reader measures
 their size); typing ``back`` (or ``undo``) and Enter at the dice's step takes the empty tray's picture
 again. From the Pi camera, a picture burnt out (light dice on a black tray, which its automatic exposure
-makes too bright) is taken again at a lower exposure compensation, a stop at a time, said as it is
-done; ``--ev STOPS`` sets the one to begin at. From an image: the tray and, if there are dice in it,
-their size come from that image;
+makes too bright) is taken again at a lower exposure compensation, and one too dark at a higher one, a
+stop at a time, said as it is done; ``--ev STOPS`` sets the one to begin at. From an image: the tray
+and, if there are dice in it, their size come from that image;
 ``--empty FILE`` adds a picture of the empty tray (same camera and place) as the reference.
 The reference is kept as a guide for reading (only the part of the tray that changed is read) only
 when the reader sees no dice in it.
@@ -44,7 +44,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between the steps")
     parser.add_argument("--ev", metavar="STOPS", type=float, default=None,
                         help="the Pi camera's exposure compensation to begin at, in stops (-8 to 8, negative: darker; "
-                             "default 0); calibrate lowers it by itself while the pictures are overexposed")
+                             "default 0); calibrate lowers it by itself while the pictures are overexposed, and "
+                             "raises it while they are too dark")
 
 
 def parse_box(text: str) -> tuple[int, int, int, int]:
@@ -140,14 +141,34 @@ def _stops(stops: float) -> str:
     return words.get(round(stops, 6), f"{stops:g} stops")
 
 
-def _not_low_enough(ev: float, start: float) -> str:
-    """What is said when the Pi camera's picture stays overexposed at the lowest exposure tried."""
-    from lcr_pi.vision.calibration import EV_LOWEST
+def _no_further(problem: str, ev: float, start: float, found) -> str:
+    """What is added to ``problem`` when the Pi camera's picture, taken at ``ev`` (calibrate began at
+    ``start``; ``found``: each picture's exposure and problem so far), is refused though another
+    exposure might have helped: the exposure is at its end, three stops from the start, or the picture
+    had the opposite problem on the way (:func:`~lcr_pi.vision.calibration.opposite_exposure`)."""
+    from lcr_pi.vision.calibration import EV_HIGHEST, EV_LOWEST, exposure_way, opposite_exposure
 
-    if ev <= EV_LOWEST:
-        return f". Even at the Pi camera's lowest exposure compensation ({ev:+g} EV) it was: light the tray less brightly"
-    return (f". The Pi camera's exposure was lowered by {_stops(start - ev)}, to {ev:+g} EV, and the picture was still "
-            f"overexposed: calibrate again with a lower --ev (down to {EV_LOWEST:g})")
+    way = exposure_way(problem)
+    if not way:
+        return ""
+    opposite = opposite_exposure(problem, ev, found)
+    if opposite is not None:
+        dark, bright = (ev, opposite) if way > 0 else (opposite, ev)
+        return (f". The Pi camera's picture was too dark at {dark:+g} EV and overexposed at {bright:+g} EV, so its "
+                "exposure is not changed back: make the light on the tray even and steady (no lamp's bright spot on "
+                "it, no light switched on or off or sunlight coming and going between the pictures), then calibrate "
+                "again")
+    if way < 0:
+        changed, end, extreme, state, light = "lowered", EV_LOWEST, "lowest", "overexposed", "less"
+        more = f"calibrate again with a lower --ev (down to {end:g})"
+    else:
+        changed, end, extreme, state, light = "raised", EV_HIGHEST, "highest", "too dark", "more"
+        more = f"light the tray more brightly, or calibrate again with a higher --ev (up to {end:g})"
+    if abs(ev - end) < 1e-6:
+        return (f". Even at the Pi camera's {extreme} exposure compensation ({ev:+g} EV) it was: light the tray "
+                f"{light} brightly")
+    return (f". The Pi camera's exposure was {changed} by {_stops(abs(ev - start))}, to {ev:+g} EV, and the "
+            f"picture was still {state}: {more}")
 
 
 def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=None):
@@ -162,18 +183,19 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
     the dice's ``dice_problem(picture)``: the reader's look at them, a problem in words or None) is
     refused at its step.
 
-    From the Pi camera an overexposed picture is not refused at once: the automatic exposure's
-    compensation is lowered (:func:`~lcr_pi.vision.calibration.lower_exposure`: a stop at a time, three
-    times at most), and the picture taken again once the exposure has settled, as is said. The empty
-    tray and the dice are pictured at the same compensation (the controls locked come from the empty
-    tray's picture, and the dice were found fit at it), so when the dice's picture needed a lower one,
-    the empty tray's is asked for again. ``ev``: the compensation to begin at (``--ev``), for the Pi
-    camera only. A webcam's or a recording's overexposed picture is refused: lcr-pi sets no other
-    camera's exposure.
+    From the Pi camera an overexposed or too dark picture is not refused at once: the automatic
+    exposure's compensation is lowered or raised (:func:`~lcr_pi.vision.calibration.next_exposure`: a
+    stop at a time, three times at most), and the picture taken again once the exposure has settled, as
+    is said; never back towards an exposure at which a picture had the opposite problem (too dark at one,
+    overexposed a stop higher: the light must change, and it is said). The empty tray and the dice are
+    pictured at the same compensation (the controls locked come from the empty tray's picture, and the
+    dice were found fit at it), so when the dice's picture needed another one, the empty tray's is asked
+    for again. ``ev``: the compensation to begin at (``--ev``), for the Pi camera only. A webcam's or a
+    recording's overexposed or too dark picture is refused: lcr-pi sets no other camera's exposure.
     """
     from lcr_pi.camera import PiCameraSource
     from lcr_pi.commands.teach import BACK_WORDS
-    from lcr_pi.vision.calibration import OVEREXPOSED, locked_controls, lower_exposure
+    from lcr_pi.vision.calibration import exposure_way, locked_controls, next_exposure
 
     recording = bool(getattr(source, "recording", False))
     pi = isinstance(source, PiCameraSource)
@@ -186,10 +208,11 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
         source.set_exposure_value(now)  # the empty tray's picture waits for the exposure to settle
     again = "" if recording else " (or type back and Enter to take the empty tray's picture again)"
     taken: dict = {}  # "empty", "dice" -> (picture, the exposure compensation it was taken at)
+    found: list = []  # (exposure compensation, problem) of every picture refused at it, both steps
     controls: dict = {}
 
     def fit(step, name, seconds, check=None):
-        """A picture fit to calibrate from at this step, at a lower exposure if need be (the Pi camera)."""
+        """A picture fit to calibrate from at this step, at another exposure if need be (the Pi camera)."""
         nonlocal now
         while True:
             picture = _settled_frame(source, seconds, last=step == "dice")
@@ -198,24 +221,25 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
             problem = problem or (check(picture) if check is not None else None)
             if not problem:
                 return picture
-            lower = lower_exposure(problem, now, start) if pi else None
-            if lower is None:
-                if pi and problem.startswith(OVEREXPOSED):
-                    problem += _not_low_enough(now, start)
-                raise refusal(name, problem)
-            burnt = "the empty tray was" if step == "empty" else "the dice were" if of_dice else "the tray was"
+            after = next_exposure(problem, now, start, found) if pi else None
+            if after is None:
+                raise refusal(name, problem + (_no_further(problem, now, start, found) if pi else ""))
+            found.append((now, problem))
+            what = "the empty tray was" if step == "empty" else "the dice were" if of_dice else "the tray was"
             other = "dice" if step == "empty" else "empty"
-            say(f"{burnt} burnt out: exposure lowered by {_stops(now - lower)} (to {lower:+g} EV), taking "
+            how = "burnt out: exposure lowered" if exposure_way(problem) < 0 else "too dark: exposure raised"
+            say(f"{what} {how} by {_stops(abs(after - now))} (to {after:+g} EV), taking "
                 f"{'the pictures' if other in taken else 'its picture'} again")
-            source.set_exposure_value(lower)
-            now, seconds = lower, EV_SETTLE_SECONDS
+            source.set_exposure_value(after)
+            now, seconds = after, EV_SETTLE_SECONDS
 
     while True:
         empty, dice = taken.get("empty"), taken.get("dice")
         if empty is None or empty[1] != now:
             step = "empty"
             prompt = ("Take the dice out of the tray, then press Enter: the empty tray's picture is taken again at "
-                      "the lower exposure." if dice else "Empty the tray, then press Enter.")
+                      f"the {'lower' if empty and now < empty[1] else 'higher'} exposure." if dice
+                      else "Empty the tray, then press Enter.")
         elif dice is None or dice[1] != now:
             step = "dice"
             prompt = f"Now roll the dice into the tray{' again' if dice else ''}, then press Enter{again}."

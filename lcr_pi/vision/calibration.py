@@ -225,7 +225,8 @@ def make_calibration(image: np.ndarray, *, tray: Box | None = None, die_px: floa
 CLIPPED_LEVEL = 250  # a pixel with a colour channel at least this bright is burnt out
 MAX_CLIPPED_SHARE = 0.25  # over this share of the tray burnt out: overexposed
 DARK_LEVEL = 32  # the picture's brightest parts (its 99.9th grey percentile) under this: too dark
-OVEREXPOSED = "the picture is overexposed"  # how both overexposure problems begin (see lower_exposure)
+OVEREXPOSED = "the picture is overexposed"  # how both overexposure problems begin (see next_exposure)
+TOO_DARK = "the picture is too dark"  # how the too-dark problem begins (see next_exposure)
 
 
 def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
@@ -257,7 +258,7 @@ def exposure_problem(image: np.ndarray, tray: Box | None = None) -> str | None:
     grey = cv2.cvtColor(np.ascontiguousarray(image[::2, ::2]), cv2.COLOR_BGR2GRAY)
     brightest = float(np.percentile(grey, 99.9))
     if brightest < DARK_LEVEL:
-        return (f"the picture is too dark (its brightest parts are {brightest:.0f} of 255): turn the light on or "
+        return (f"{TOO_DARK} (its brightest parts are {brightest:.0f} of 255): turn the light on or "
                 "up, or wait for the camera's exposure to settle, then calibrate again")
     return None
 
@@ -319,38 +320,85 @@ def burnt_dice_problem(image: np.ndarray, dice) -> str | None:
 
 
 # The Pi camera's exposure compensation (picamera2's ExposureValue control, in stops: the automatic
-# exposure aims 2**EV times as bright; -8 to 8 in Raspberry Pi's libcamera). lcr-pi calibrate lowers it
-# by itself when a picture is overexposed: on a black tray the automatic exposure, metering the mostly
-# black picture, burns ivory dice out, and dimming the light changes nothing while it runs.
-EV_STEP = 1.0  # stops lowered at a time: from twice too bright to the camera's own exposure
-EV_STEPS = 3  # steps at most below where calibrate began (an eighth of its exposure)
+# exposure aims 2**EV times as bright; -8 to 8 in Raspberry Pi's libcamera, whose IPA declares it
+# ControlInfo(-8.0f, 8.0f, 0.0f)). lcr-pi calibrate lowers it by itself when a picture is overexposed
+# (on a black tray the automatic exposure, metering the mostly black picture, burns ivory dice out, and
+# dimming the light changes nothing while it runs) and raises it when a picture is too dark (the
+# exposure not settled, or begun at a low --ev; in a room so dim that the camera is at its longest
+# exposure and highest gain already, raising it changes nothing and the light must change).
+EV_STEP = 1.0  # stops changed at a time: from twice too bright (or half too dark) to the camera's own exposure
+EV_STEPS = 3  # steps at most from where calibrate began (an eighth of its exposure, or eight times it)
 EV_LOWEST, EV_HIGHEST = -8.0, 8.0
 
 
-def lower_exposure(problem: str | None, ev: float, start: float = 0.0, *, step: float = EV_STEP,
-                   steps: int = EV_STEPS) -> float | None:
-    """The exposure compensation (stops) to take a picture again at, after ``problem`` was found in one
-    taken at ``ev``; None when a lower exposure is not the answer or may not be tried.
+def exposure_way(problem: str | None) -> int:
+    """-1 when a lower exposure is the answer to ``problem`` (it begins with :data:`OVEREXPOSED`), +1
+    when a higher one is (it begins with :data:`TOO_DARK`), 0 when the exposure is not the answer.
 
-    Only an overexposed picture (:func:`exposure_problem`'s or :func:`burnt_dice_problem`'s, which
-    begin with :data:`OVEREXPOSED`) is helped by it. The exposure is lowered by ``step`` stops, to no
-    more than ``steps`` steps below ``start`` (where calibrate began: 0, or ``--ev``) and not below
-    :data:`EV_LOWEST`.
+    >>> exposure_way(OVEREXPOSED + " (...)"), exposure_way(TOO_DARK + " (...)"), exposure_way("the picture is blank")
+    (-1, 1, 0)
+    """
+    if problem and problem.startswith(OVEREXPOSED):
+        return -1
+    if problem and problem.startswith(TOO_DARK):
+        return 1
+    return 0
+
+
+def opposite_exposure(problem: str | None, ev: float, found=(), *, step: float = EV_STEP) -> float | None:
+    """The exposure compensation, among ``found`` (``(ev, problem)`` of each picture taken so far), at
+    which a picture had the opposite problem to ``problem`` (too dark against overexposed) and which a
+    step from ``ev`` the way ``problem`` wants would go back to or beyond (lower than an exposure found
+    too dark, higher than one found overexposed): the nearest to ``ev``; None when none. Taking that
+    step would take the pictures back and forth between the two problems.
+
+    >>> found = [(0.0, TOO_DARK + " (...)"), (1.0, OVEREXPOSED + " (...)")]
+    >>> opposite_exposure(OVEREXPOSED + " (...)", 1.0, found), opposite_exposure(TOO_DARK + " (...)", 0.0, found)
+    (0.0, 1.0)
+    >>> opposite_exposure(TOO_DARK + " (...)", -2.0, found) is None         # +1 is a stop beyond -1
+    True
+    """
+    way = exposure_way(problem)
+    reached = [e for e, p in found if way and exposure_way(p) == -way and (ev + way * step - e) * way >= -1e-6]
+    return min(reached, key=lambda e: abs(e - ev)) if reached else None
+
+
+def next_exposure(problem: str | None, ev: float, start: float = 0.0, found=(), *, step: float = EV_STEP,
+                  steps: int = EV_STEPS) -> float | None:
+    """The exposure compensation (stops) to take a picture again at, after ``problem`` was found in one
+    taken at ``ev``; None when another exposure is not the answer or may not be tried.
+
+    An overexposed picture (:func:`exposure_problem`'s or :func:`burnt_dice_problem`'s problem, which
+    begin with :data:`OVEREXPOSED`) is taken again ``step`` stops lower, a picture too dark
+    (:data:`TOO_DARK`) ``step`` stops higher (:func:`exposure_way`); to no more than ``steps`` steps
+    from ``start`` (where calibrate began: 0, or ``--ev``) and within :data:`EV_LOWEST` to
+    :data:`EV_HIGHEST`. Never back and forth: not to, nor past, an exposure at which a picture had the
+    opposite problem (``found``, see :func:`opposite_exposure`): then the light is what must change.
 
     >>> burnt = "the picture is overexposed (all 2 light dice found are burnt out to white ...)"
-    >>> lower_exposure(burnt, 0.0), lower_exposure(burnt, -2.0), lower_exposure(burnt, -3.0)
+    >>> next_exposure(burnt, 0.0), next_exposure(burnt, -2.0), next_exposure(burnt, -3.0)
     (-1.0, -3.0, None)
-    >>> lower_exposure("the picture is too dark (...)", 0.0) is None
-    True
-    >>> lower_exposure(burnt, -7.5, -7.5), lower_exposure(burnt, -8.0, -7.5)   # not below -8
+    >>> dark = "the picture is too dark (its brightest parts are 20 of 255): turn the light on or up"
+    >>> next_exposure(dark, 0.0), next_exposure(dark, 2.0), next_exposure(dark, 3.0), next_exposure(dark, 1.0, 1.0)
+    (1.0, 3.0, None, 2.0)
+    >>> next_exposure(burnt, -7.5, -7.5), next_exposure(burnt, -8.0, -7.5)   # not below -8
     (-8.0, None)
+    >>> next_exposure(dark, 7.5, 7.5), next_exposure(dark, 8.0, 7.5)         # nor above +8
+    (8.0, None)
+    >>> next_exposure(dark, 1.0, 0.0, [(0.0, dark), (1.0, dark)])            # still too dark: on up
+    2.0
+    >>> next_exposure(burnt, 1.0, 0.0, [(0.0, dark), (1.0, burnt)]) is None  # too dark at 0: not back down
+    True
+    >>> next_exposure("the picture is blank (all one shade): is the camera covered or the light off?", 0.0) is None
+    True
     """
-    if not problem or not problem.startswith(OVEREXPOSED):
+    way = exposure_way(problem)
+    if not way or opposite_exposure(problem, ev, found, step=step) is not None:
         return None
-    floor = max(EV_LOWEST, start - steps * step)
-    if ev <= floor + 1e-6:
+    furthest = min(EV_HIGHEST, max(EV_LOWEST, start + way * steps * step))
+    if (furthest - ev) * way <= 1e-6:
         return None
-    return round(max(floor, ev - step), 6)
+    return round(ev + way * min(step, abs(furthest - ev)), 6)
 
 
 def locked_controls(metadata: dict) -> dict:
@@ -359,7 +407,7 @@ def locked_controls(metadata: dict) -> dict:
     ``metadata`` is ``Picamera2.capture_metadata()``: ``ExposureTime`` (microseconds), ``AnalogueGain``
     and ``ColourGains`` (red, blue). Setting them turns the automatic loops off.
 
-    The exposure compensation the automatic exposure ran at (``ExposureValue``, :func:`lower_exposure`)
+    The exposure compensation the automatic exposure ran at (``ExposureValue``, :func:`next_exposure`)
     is already in the exposure time and gain it chose (the metadata gives those the frame was taken
     at), so it is not among them: libcamera applies ``ExposureValue`` only while the automatic exposure
     runs, and with both of these fixed it does not.

@@ -826,24 +826,50 @@ BURNT = "the picture is overexposed (all 2 light dice found are burnt out to whi
 TRAY_BURNT = "the picture is overexposed (40% of the tray is burnt out to white, ...): dim the light"
 
 
-@pytest.mark.parametrize("problem,ev,start,lower", [
+DARK = "the picture is too dark (its brightest parts are 20 of 255): turn the light on or up"
+
+
+@pytest.mark.parametrize("problem,ev,start,after", [
     (BURNT, 0.0, 0.0, -1.0), (BURNT, -1.0, 0.0, -2.0), (BURNT, -2.0, 0.0, -3.0), (BURNT, -3.0, 0.0, None),
     (TRAY_BURNT, 0.0, 0.0, -1.0),
     (BURNT, 1.0, 1.0, 0.0), (BURNT, -2.0, 1.0, None),     # three steps below --ev 1
     (BURNT, -6.5, -6.5, -7.5), (BURNT, -7.5, -6.5, -8.0), (BURNT, -8.0, -6.5, None),  # never below -8
     (BURNT, -8.0, -8.0, None),
-    ("the picture is too dark (its brightest parts are 20 of 255): turn the light on", 0.0, 0.0, None),
+    (DARK, 0.0, 0.0, 1.0), (DARK, 1.0, 0.0, 2.0), (DARK, 2.0, 0.0, 3.0), (DARK, 3.0, 0.0, None),
+    (DARK, -1.0, -1.0, 0.0), (DARK, 2.0, -1.0, None),     # three steps above --ev -1
+    (DARK, 6.5, 6.5, 7.5), (DARK, 7.5, 6.5, 8.0), (DARK, 8.0, 6.5, None),  # never above +8 (libcamera's maximum)
+    (DARK, 8.0, 8.0, None),
     ("the picture is blank (all one shade): is the camera covered or the light off?", 0.0, 0.0, None),
     (None, 0.0, 0.0, None),
 ])
-def test_the_exposure_is_lowered_a_stop_at_a_time_for_an_overexposed_picture_three_times_at_most(problem, ev, start, lower):
-    from lcr_pi.vision.calibration import lower_exposure
+def test_the_exposure_is_changed_a_stop_at_a_time_for_an_overexposed_or_too_dark_picture_three_times_at_most(
+        problem, ev, start, after):
+    from lcr_pi.vision.calibration import next_exposure
 
-    assert lower_exposure(problem, ev, start) == lower
+    assert next_exposure(problem, ev, start) == after
 
 
-def test_lower_exposure_knows_both_overexposure_problems():
-    from lcr_pi.vision.calibration import burnt_dice_problem, exposure_problem, lower_exposure
+@pytest.mark.parametrize("problem,ev,found,after", [
+    (BURNT, 1.0, [(0.0, DARK)], None),               # raised from a dark 0, then burnt at +1: not back to 0
+    (DARK, -1.0, [(0.0, TRAY_BURNT)], None),         # lowered from a burnt 0, then dark at -1: not back up to 0
+    (BURNT, 1.0, [(1.0, DARK)], None),               # dark and burnt at the same exposure: neither way
+    (DARK, 1.0, [(1.0, BURNT)], None),
+    (BURNT, 2.0, [(0.0, DARK)], 1.0),                # a stop above the dark 0 is still between the two
+    (DARK, -2.0, [(0.0, BURNT)], -1.0),
+    (DARK, 1.0, [(0.0, DARK), (3.0, BURNT)], 2.0),   # the burnt +3 is a stop beyond +2
+    (BURNT, -1.0, [(0.0, BURNT), (-3.0, DARK)], -2.0),
+    (BURNT, 0.0, [(0.0, BURNT), (-1.0, DARK)], None),
+    (DARK, 0.0, [(0.0, DARK)], 1.0),                 # the same problem before: on the same way
+])
+def test_the_exposure_never_goes_back_towards_one_found_with_the_opposite_problem(problem, ev, found, after):
+    from lcr_pi.vision.calibration import next_exposure, opposite_exposure
+
+    assert next_exposure(problem, ev, 0.0, found) == after
+    assert (opposite_exposure(problem, ev, found) is None) == (after is not None)
+
+
+def test_next_exposure_knows_both_overexposure_problems_and_the_dark_one():
+    from lcr_pi.vision.calibration import burnt_dice_problem, exposure_problem, next_exposure
     from lcr_pi.vision.render import roll_sequence
 
     frames, scene = roll_sequence(np.random.default_rng(1), size=(640, 480), faces=["3", "6"], n_frames=4,
@@ -851,7 +877,7 @@ def test_lower_exposure_knows_both_overexposure_problems():
     burnt = burnt_dice_problem(_exposed(frames[-1], 4.0), truth_reading(scene).dice)
     overexposed = exposure_problem(np.full((240, 320, 3), 255, np.uint8))
     dark = exposure_problem(np.full((240, 320, 3), 10, np.uint8))
-    assert [lower_exposure(p, 0.0) for p in (burnt, overexposed, dark)] == [-1.0, -1.0, None]
+    assert [next_exposure(p, 0.0) for p in (burnt, overexposed, dark)] == [-1.0, -1.0, 1.0]
 
 
 class _ExposedPicamera2:
@@ -1027,6 +1053,119 @@ def test_calibrate_lowers_the_pi_cameras_exposure_for_an_overexposed_empty_tray_
     assert [s.split(",")[0] for s in said if s.endswith(".") or "press Enter" in s] == [
         "Empty the tray", "Now roll the dice into the tray"]
     assert camera.set == [{"ExposureValue": -float(i)} for i in range(1, len(lowered) + 1)]
+
+
+def test_calibrate_raises_the_pi_cameras_exposure_while_the_picture_is_too_dark(tmp_path, capsys, monkeypatch,
+                                                                                quick_settle):
+    from lcr_pi.vision.calibration import measure_die_px
+
+    # A quarter of the light the picture wants: too dark (its brightest parts under 32 of 255), not
+    # blank; a stop higher it is fit.
+    empty, dice, scene = _tray("felt-table")
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=1 / 4)
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--out", str(out)]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out.splitlines()
+    assert said[:4] == [
+        "Empty the tray, then press Enter.",
+        "the empty tray was too dark: exposure raised by one stop (to +1 EV), taking its picture again",
+        "camera locked at exposure 48000 us, gain 2.0, colour gains [1.8, 1.4] (exposure compensation +1 EV)",
+        "Now roll the dice into the tray, then press Enter (or type back and Enter to take the empty tray's picture "
+        "again).",
+    ], said
+    assert said[4].startswith(f"saved {out}"), said
+    assert camera.set == [{"ExposureValue": 1.0}]
+    # The exposure locked is the one the empty tray was fit at (the compensation is in its time).
+    cal = load_calibration(out)
+    assert cal.camera_controls == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 48000, "AnalogueGain": 2.0,
+                                   "ColourGains": [1.8, 1.4]}
+    assert np.array_equal(cv2.imread(str(reference_of(out))), _exposed(empty, 1 / 2))
+    truth = measure_die_px(truth_reading(scene))
+    assert cal.die_px and abs(cal.die_px / truth - 1) < 0.15, (cal.die_px, truth)
+    # The dice's picture too dark (a shadow over the tray) after a fit empty tray: raised, and the empty
+    # tray is asked for again at the higher exposure, as it is at a lower one.
+    camera = _pi_camera(monkeypatch, [None, empty, dice, empty], light=[1.0, 0.5, 1 / 6, 0.5])
+    assert main(["calibrate", "--out", str(out)]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out.splitlines()
+    assert said[2:6] == [
+        "Now roll the dice into the tray, then press Enter (or type back and Enter to take the empty tray's picture "
+        "again).",
+        "the tray was too dark: exposure raised by one stop (to +1 EV), taking the pictures again",
+        "Take the dice out of the tray, then press Enter: the empty tray's picture is taken again at the higher "
+        "exposure.",
+        "camera locked at exposure 48000 us, gain 2.0, colour gains [1.8, 1.4] (exposure compensation +1 EV)",
+    ], said
+    assert camera.set == [{"ExposureValue": 1.0}]
+    assert load_calibration(out).camera_controls["ExposureTime"] == 48000
+    # A webcam over the same dim table is refused, saying what to do: lcr-pi sets no other camera's exposure.
+    webcam = _StepCamera()
+    webcam.read = lambda: _exposed((None, empty, dice)[min(webcam.answered, 2)], 1 / 6)
+    _camera_and_keyboard(monkeypatch, webcam, webcam)
+    before = out.read_bytes()
+    assert main(["calibrate", "--camera", "webcam:0", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "raised" not in captured.out and "Pi camera" not in captured.err, captured
+    assert "the camera's picture of the empty tray: the picture is too dark (its brightest parts are " in captured.err
+    assert ("of 255): turn the light on or up, or wait for the camera's exposure to settle, then calibrate again. "
+            "Nothing was saved") in captured.err, captured.err
+    assert out.read_bytes() == before
+
+
+def test_calibrate_gives_up_raising_the_exposure_after_three_stops_and_says_to_light_the_tray(tmp_path, capsys,
+                                                                                           monkeypatch, quick_settle):
+    empty, dice, _ = _tray("felt-table")
+    out = tmp_path / "table.json"
+    # A room so dim that the sensor's longest exposure at its highest gain is reached: raising the
+    # compensation changes nothing.
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=1 / 4, most=1 / 4)
+    assert main(["calibrate", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert camera.set == [{"ExposureValue": 1.0}, {"ExposureValue": 2.0}, {"ExposureValue": 3.0}]
+    assert [s for s in captured.out.splitlines() if "raised" in s] == [
+        f"the empty tray was too dark: exposure raised by one stop (to +{ev} EV), taking its picture again"
+        for ev in (1, 2, 3)]
+    assert "roll the dice" not in captured.out
+    assert "the camera's picture of the empty tray: the picture is too dark (its brightest parts are " in captured.err
+    assert ("turn the light on or up, or wait for the camera's exposure to settle, then calibrate again. The Pi "
+            "camera's exposure was raised by three stops, to +3 EV, and the picture was still too dark: light the "
+            "tray more brightly, or calibrate again with a higher --ev (up to 8). Nothing was saved") in captured.err
+    # At the highest there is no higher: said so.
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=1 / 4, most=1 / 4)
+    assert main(["calibrate", "--out", str(out), "--ev", "7"]) == 2
+    assert camera.set == [{"ExposureValue": 7.0}, {"ExposureValue": 8.0}]
+    assert ("Even at the Pi camera's highest exposure compensation (+8 EV) it was: light the tray more brightly. "
+            "Nothing was saved") in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_calibrate_never_takes_the_exposure_back_towards_one_found_with_the_opposite_problem(
+        tmp_path, capsys, monkeypatch, quick_settle):
+    empty, dice, _ = _tray("felt-table")
+    out = tmp_path / "table.json"
+    # Too dark at 0, fit a stop higher; then a lamp switched on over the dice burns the tray out at +1.
+    # Back down to 0, found too dark, the pictures would go back and forth: the light must change.
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=[1.0, 1 / 4, 2.0])
+    assert main(["calibrate", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert camera.set == [{"ExposureValue": 1.0}]
+    assert [s for s in captured.out.splitlines() if "EV)" in s and "locked" not in s] == [
+        "the empty tray was too dark: exposure raised by one stop (to +1 EV), taking its picture again"]
+    assert "the camera's picture of the dice: the picture is overexposed (" in captured.err, captured.err
+    assert ("then calibrate again. The Pi camera's picture was too dark at +0 EV and overexposed at +1 EV, so its "
+            "exposure is not changed back: make the light on the tray even and steady (no lamp's bright spot on it, "
+            "no light switched on or off or sunlight coming and going between the pictures), then calibrate again. "
+            "Nothing was saved") in captured.err, captured.err
+    # And the other way: burnt out at 0, fit a stop lower; then the dice's picture too dark at -1.
+    camera = _pi_camera(monkeypatch, [None, empty, dice], light=[1.0, 4.0, 1 / 3])
+    assert main(["calibrate", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert camera.set == [{"ExposureValue": -1.0}]
+    assert [s for s in captured.out.splitlines() if "EV)" in s and "locked" not in s] == [
+        "the empty tray was burnt out: exposure lowered by one stop (to -1 EV), taking its picture again"]
+    assert "the camera's picture of the dice: the picture is too dark (" in captured.err, captured.err
+    assert ("The Pi camera's picture was too dark at -1 EV and overexposed at +0 EV, so its exposure is not "
+            "changed back") in captured.err, captured.err
+    assert not out.exists()
 
 
 def test_calibrate_ev_is_refused_where_it_cannot_be_applied(tmp_path, capsys, monkeypatch):
