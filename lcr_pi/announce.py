@@ -43,6 +43,14 @@ def number(n: int) -> str:
 #: opening 38 (13 s). Smaller tables are said player by player.
 BIG_TABLE = 8
 
+#: From this many players to choose from in a Wild decision (only a big table, :data:`BIG_TABLE`, has so many),
+#: each name the choose button offers says where it is in the round ("name 3 of 12") and the help says that
+#: holding choose steps back one name (:mod:`lcr_pi.referee`): stepping through up to 19 names by ear, a player
+#: who overshot had to go round again, and nobody knew how far it was. The question says how many can be chosen
+#: and the help that choose says the names one at a time, instead of naming them all first (at 20 players it
+#: named 19, 46 words with how to choose, 16 s). Fewer, at any table, are named as at a table of 3 to 7.
+MANY_TO_CHOOSE = 7
+
 
 def games_won_words(players, wins, lead: str = "Games won") -> str:
     """A series' tally as a sentence: at a table of 3 to 7 each player's games won one by one; at a big
@@ -277,17 +285,7 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
         out.append(_holding(e.player, e.chips[e.seat], after_roll=True))
         return [s for s in out if s]
     if isinstance(e, ev.DecisionNeeded):
-        choices = join_names([name(s) for s in e.eligible], "or")
-        if e.take == 1:
-            return [f"Wild! {e.player}, choose one player to take a chip from: {choices}."]
-        if one_chip_each(e.take, e.eligible, held):
-            # No one can give both chips: "both from one player" would offer what the buttons then
-            # refuse (found by an audit of the variants by ear).
-            return [f"Two wilds! {e.player}, take one chip each from two players. Choose from {choices}."]
-        return [
-            f"Two wilds! {e.player}, take two chips: both from one player, or one each from two. "
-            f"Choose from {choices}."
-        ]
+        return _wild_question(e, players, held)
     if isinstance(e, ev.ChipsTaken):
         taken = Counter(e.victims)
         parts = [f"{chips(n)} from {name(v)}" for v, n in taken.items()]
@@ -329,6 +327,34 @@ def _sentences(e: ev.Event, players: tuple[str, ...], held: tuple[int, ...] = ()
             f"in {number(e.games)} game{'' if e.games == 1 else 's'}!"
         ]
     return []
+
+
+def _wild_question(e: ev.DecisionNeeded, players, held=()) -> list[str]:
+    """The Wild choice's question: whom the roller may take chips from (``held``: each seat's chips, which
+    tell whether two W must take one chip each). The referee follows it with how to choose. With
+    :data:`MANY_TO_CHOOSE` or more to choose from (a big table) it says how many, as the choose button names
+    them one at a time; fewer are named, as at a table of 3 to 7.
+
+    >>> big = tuple("Ann Bob Cy Di Ed Flo Gus Hal".split())
+    >>> _wild_question(ev.DecisionNeeded(0, "Ann", 1, (1, 2, 3, 4, 5, 6, 7)), big)
+    ['Wild! Ann, choose one of seven players to take a chip from.']
+    >>> print(_wild_question(ev.DecisionNeeded(0, "Ann", 2, (1, 2, 3, 4, 5, 6, 7)), big, (3,) * 8)[0])
+    Two wilds! Ann, take two chips: both from one player, or one each from two. Choose from seven players.
+    >>> _wild_question(ev.DecisionNeeded(0, "Ann", 1, (1, 5)), big)
+    ['Wild! Ann, choose one player to take a chip from: Bob or Flo.']
+    """
+    many = number(len(e.eligible)) if len(e.eligible) >= MANY_TO_CHOOSE else ""
+    choices = join_names([players[s] for s in e.eligible], "or")
+    if e.take == 1:
+        if many:
+            return [f"Wild! {e.player}, choose one of {many} players to take a chip from."]
+        return [f"Wild! {e.player}, choose one player to take a chip from: {choices}."]
+    choose = f"Choose from {many} players." if many else f"Choose from {choices}."
+    if one_chip_each(e.take, e.eligible, held):
+        # No one can give both chips: "both from one player" would offer what the buttons then
+        # refuse (found by an audit of the variants by ear).
+        return [f"Two wilds! {e.player}, take one chip each from two players. {choose}"]
+    return [f"Two wilds! {e.player}, take two chips: both from one player, or one each from two. {choose}"]
 
 
 #: Why the first player of a game starts, as :func:`game_started` says it at a big table: the roll-off

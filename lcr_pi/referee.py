@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (BIG_TABLE, announce, as_sentence, chips, dice, game_started, games_won_words,
-                             grouped_counts, join_names, number, one_chip_each, roll_off_turn, seat_order,
-                             series_goes_on, series_opening, spoken_faces)
+from lcr_pi.announce import (BIG_TABLE, MANY_TO_CHOOSE, announce, as_sentence, chips, dice, game_started,
+                             games_won_words, grouped_counts, join_names, number, one_chip_each, roll_off_turn,
+                             seat_order, series_goes_on, series_opening, spoken_faces)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -38,12 +38,6 @@ TABLE_VERSION = 1
 #: The most players that can be named at the table: the remembered setup (setup.json) holds up to 20,
 #: as the voice setup and the scoreboard page offer, and a pulled plug must find them there.
 MOST_PLAYERS_NAMED = 20
-
-#: From this many players to choose from in a Wild decision (a table of 8 or more), each name offered by
-#: the choose button says where it is in the round ("name 3 of 12") and the help says that holding choose
-#: steps back one name: stepping through up to 19 names by ear, a player who overshot had to go round
-#: again, and nobody knew how far it was. Fewer (a table of 3 to 7) are said as before.
-MANY_TO_CHOOSE = 7
 
 #: What an unsure reading whose every die shows one pip or dot says while the night's kind of dice is
 #: not known (:func:`lcr_pi.camera_dice.one_pip_unknown`): in a game a one may be a W and a dot keeps
@@ -699,8 +693,12 @@ class Referee:
             except UserError as exc:
                 return self._speak([as_sentence(str(exc))], keep=False)
             if seat not in candidates:
+                refused = f"{self.config.players[seat]} cannot be chosen."
+                if len(candidates) >= MANY_TO_CHOOSE:  # said by number, as the question says them
+                    return self._speak([f"{refused} Choose one of {number(len(candidates))} players. "
+                                        f"{self._choice_help()}"], keep=False)
                 names = join_names([self.config.players[s] for s in candidates], "or")
-                return self._speak([f"{self.config.players[seat]} cannot be chosen. Choose {names}."], keep=False)
+                return self._speak([f"{refused} Choose {names}."], keep=False)
             return self._pick(seat)
         before = self._choice_index
         self._choice_index = 0 if before is None else (before + 1) % len(candidates)
@@ -1073,7 +1071,8 @@ class Referee:
 
     def _choice_help(self) -> str:
         if self.phase == "await_decision" and len(self._candidates()) >= MANY_TO_CHOOSE:
-            return "Press choose to hear each name, hold choose to go back one, and confirm to pick."
+            # Said after a question that no longer names them (see MANY_TO_CHOOSE): one at a time, as choose says them.
+            return "Press choose to hear the names one at a time, hold choose to go back one, and confirm to pick."
         return "Press choose to hear each name, and confirm to pick."
 
     def _clear_pending(self) -> None:

@@ -141,6 +141,30 @@ def test_two_wilds_when_no_one_can_give_both_chips_ask_for_one_each_from_two():
     assert "both from one player, or one each from two" in say(roll(one_holds_two, "W W .").events, PLAYERS)
 
 
+def test_a_wild_choice_among_seven_or_more_says_how_many_and_fewer_are_named_at_any_table():
+    # Found by a review of a big table by ear: the question named every player who could be robbed, up to 19
+    # at 20 players (46 words with how to choose), before the choose button named them again one at a time.
+    big = tuple("Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo".split())
+    config = GameConfig.create(big, variant="wild")
+    everyone = GameState(config, (3,) * 10, 0, 0)
+    assert say(roll(everyone, "W . .").events, big).endswith(
+        "Wild! Ann, choose one of nine players to take a chip from.")
+    assert say(roll(everyone, "W W .").events, big).endswith(
+        "Two wilds! Ann, take two chips: both from one player, or one each from two. Choose from nine players.")
+    ones = GameState(config, (3,) + (1,) * 9, 18, 0)  # no one can give both chips: still said so
+    assert say(roll(ones, "W W .").events, big).endswith(
+        "Two wilds! Ann, take one chip each from two players. Choose from nine players.")
+    seven = GameState(config, (3, 1, 1, 1, 1, 1, 1, 1, 0, 0), 20, 0)
+    assert say(roll(seven, "W . .").events, big).endswith("choose one of seven players to take a chip from.")
+    # Six or fewer are named at a big table too, as a table of seven names its six.
+    six = GameState(config, (3, 1, 1, 1, 1, 1, 1, 0, 0, 0), 21, 0)
+    assert say(roll(six, "W . .").events, big).endswith(
+        "Wild! Ann, choose one player to take a chip from: Bob, Cy, Di, Ed, Flo or Gus.")
+    small = GameConfig.create(big[:7], variant="wild")
+    assert say(roll(GameState(small, (3,) * 7, 0, 0), "W . .").events, big[:7]).endswith(
+        "Wild! Ann, choose one player to take a chip from: Bob, Cy, Di, Ed, Flo or Gus.")  # as before
+
+
 def test_the_games_won_after_a_game_at_a_big_table_are_grouped_and_at_seven_said_one_by_one():
     # Found by an audit playing by ear: at 20 players the tally after each game of a series said every
     # player's wins, one by one: 65 words (22 s at 175 words a minute) between the winner and the prompt.

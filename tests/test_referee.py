@@ -1,5 +1,8 @@
 """The referee's decisions, exactly: what it says and does for each settled roll and button."""
 
+import random
+import re
+
 import pytest
 
 from lcr_pi.errors import UserError
@@ -1011,7 +1014,8 @@ def test_at_a_big_table_each_name_offered_says_its_place_and_holding_choose_step
     players = [f"P{n}" for n in range(1, 13)]
     ref = table("wild", players=players)
     out = ref.on_roll(clear("W", ".", "."))
-    assert said(out).endswith("Press choose to hear each name, hold choose to go back one, and confirm to pick.")
+    assert said(out).endswith("Wild! P1, choose one of eleven players to take a chip from. Press choose to hear "
+                              "the names one at a time, hold choose to go back one, and confirm to pick.")
     assert said(ref.on_action("choose")) == "P2, with three chips (name 1 of 11)? Press confirm to take from P2."
     ref.on_action("choose")
     ref.on_action("choose")  # P4: one too far
@@ -1403,3 +1407,83 @@ def test_a_twenty_player_game_starts_through_the_referee_by_number_and_the_seat_
     # A long press starts the series' game over, with the same first player, for the same reason.
     ref.on_roll(clear(".", ".", "."))
     assert said(ref.on_action("new_game")) == f"Starting a new game. Undo brings the last one back. {next_game}"
+
+
+# -- the Wild choice at a big table ------------------------------------------------------------------
+
+MANY_HELP = "Press choose to hear the names one at a time, hold choose to go back one, and confirm to pick."
+FEW_HELP = "Press choose to hear each name, and confirm to pick."
+
+
+def _step_round(ref):
+    """Press choose until the names start over: the names heard, one a press, in the order heard."""
+    heard = []
+    while True:
+        out = ref.on_action("choose")
+        texts = [o.text for o in out if isinstance(o, Prompt)]
+        assert len(texts) == 1 and len(said(out).split("?")) == 2, said(out)  # one name a press
+        if "back to the first name" in texts[0]:
+            assert texts[0].startswith(f"{heard[0]}, with")
+            return heard
+        heard.append(texts[0].split(",")[0])
+
+
+def test_a_big_tables_wild_question_says_how_many_and_the_choose_button_steps_through_exactly_those():
+    # Whole Wild games of twelve, every choice made with the choose button: what the question says (how many
+    # can be chosen, or their names when fewer than seven) and its help are checked against the buttons.
+    rng = random.Random(12)
+    players = BIG[:12]
+    asked = {"by number": 0, "by name": 0, "two wilds": 0}
+    for _ in range(3):
+        ref = table("wild", players=players)
+        while ref.phase != "game_over":
+            out = ref.on_roll(clear(*(rng.choice("LCRW..") for _ in range(ref.game.state.dice_to_roll))))
+            if ref.phase != "await_decision":
+                continue
+            state = ref.game.state
+            roller = state.pending.seat
+            can = [players[s] for s, n in enumerate(state.chips) if n and s != roller]  # the rules' own
+            question, how = [o.text for o in out if isinstance(o, Prompt)]
+            count = re.search(r"(?:choose one of|Choose from) (\w+) players(?: to take a chip from)?\.$", question)
+            if count:
+                asked["by number"] += 1
+                assert NUMBER_WORDS[count[1]] == len(can) >= 7 and how == MANY_HELP
+            else:
+                asked["by name"] += 1
+                named = re.split(r", | or ", re.search(r"(?:from:|Choose from) (.*)\.$", question)[1])
+                assert named == can and len(can) < 7 and how == FEW_HELP
+            assert question.startswith((f"Wild! {players[roller]},", f"Two wilds! {players[roller]},"))
+            chosen = []
+            asked["two wilds"] += state.pending.take == 2
+            for pick in range(state.pending.take):
+                heard = _step_round(ref)
+                assert heard == [p for p in can if state.chips[players.index(p)] > chosen.count(p)]
+                if len(heard) >= 7:  # each name says its place; holding choose goes back one
+                    assert said(ref.on_action("choose_back")).startswith(
+                        f"{heard[-1]}, with") and f"name {len(heard)} of {len(heard)}" in said(ref.on_action("repeat"))
+                    assert said(ref.on_action("choose")).startswith(f"{heard[0]}, with")
+                steps = rng.randrange(len(heard))
+                for _ in range(steps):
+                    ref.on_action("choose")
+                chosen.append(heard[steps])  # the name heard last is the one confirm takes
+                out = ref.on_action("confirm")
+                if pick + 1 < state.pending.take:
+                    assert said(out) == f"One chip from {chosen[0]}. Choose the second."
+            for name in set(chosen):
+                assert ref.game.state.chips[players.index(name)] == state.chips[players.index(name)] - chosen.count(name)
+    assert asked["by number"] >= 5 and asked["by name"] >= 5 and asked["two wilds"] >= 5, asked
+
+
+def test_a_big_tables_wild_question_is_said_by_number_again_after_a_restart_and_a_typed_refusal():
+    ref = table("wild", players=BIG)
+    ref.on_roll(clear("W", "W", "."))
+    question = ("Two wilds! Ann, take two chips: both from one player, or one each from two. "
+                "Choose from nineteen players.")
+    assert said(ref.on_action("repeat")).endswith(f"Ann has three chips. {question} {MANY_HELP}")
+    back = said(Referee.restore(ref.snapshot()).start())
+    assert back.endswith(question) and "Bob, Cy" not in back
+    assert said(ref.on_action("choose", "Ann")) == f"Ann cannot be chosen. Choose one of nineteen players. {MANY_HELP}"
+    assert said(ref.on_action("status")).endswith(f"Ann must first choose whom to take two chips from. {MANY_HELP}")
+    few = table("wild", players=["Ann", "Bob", "Cy"])
+    few.on_roll(clear("W", ".", "."))
+    assert said(few.on_action("choose", "Ann")) == "Ann cannot be chosen. Choose Bob or Cy."  # as before

@@ -14,6 +14,7 @@ import pytest
 from lcr_pi.announce import spoken_faces
 from lcr_pi.camera import FolderSource, ListSource, OpenCVSource, ReopeningSource, open_frame_source
 from lcr_pi.errors import UserError
+from lcr_pi.inputs.keyboard import parse_command
 from lcr_pi.persist import GameStore
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import Game, GameConfig, SeriesRules
@@ -1394,8 +1395,9 @@ def test_at_a_big_table_holding_choose_steps_back_and_drops_the_names_offered_be
     table = Table(Referee(GameConfig.create(players, variant="wild")), speaker=speaker)
     table.start()
     table.action("roll", "W . .")
-    assert speaker.waiting[-1][0] == ("Press choose to hear each name, hold choose to go back one, "
+    assert speaker.waiting[-1][0] == ("Press choose to hear the names one at a time, hold choose to go back one, "
                                       "and confirm to pick.")
+    assert speaker.waiting[-2][0] == "Wild! P1, choose one of nine players to take a chip from."
     for _ in range(4):
         table.action("choose")  # P2 to P5: one too far
     table.action("choose_back")
@@ -1405,6 +1407,31 @@ def test_at_a_big_table_holding_choose_steps_back_and_drops_the_names_offered_be
     assert "P1 rolled W, dot, dot." in waiting  # the roll's words are all said
     table.action("confirm")
     assert table.referee.game.state.chips[3] == 2  # P4, the name heard last
+
+
+def test_a_twenty_player_wild_choice_typed_says_how_many_and_choose_steps_through_them_then_a_restart(tmp_path):
+    # Found by a review of a big table by ear: the Wild question named all 19 players who could be robbed. It
+    # says how many now; typed keys (as the buttons) step through exactly that many names, one at a time.
+    players = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
+    config = GameConfig.create(players, variant="wild")
+    lines = ["W . .", *["choose"] * 20, "choose back", "choose back", ""]
+    referee, speaker, _ = night(tmp_path, *(parse_command(line, players) for line in lines), config=config)
+    asked = speaker.spoken.index("Wild! Ann, choose one of nineteen players to take a chip from.")
+    assert speaker.spoken[asked + 1] == ("Press choose to hear the names one at a time, hold choose to go back one, "
+                                         "and confirm to pick.")
+    offers = speaker.spoken[asked + 2:asked + 21]
+    assert offers == [f"{name}, with three chips (name {n} of 19)? Press confirm to take from {name}."
+                      for n, name in enumerate(players[1:], 1)]
+    assert speaker.spoken[asked + 21].startswith("Bob, with three chips (back to the first name, name 1 of 19)?")
+    assert speaker.spoken[asked + 22].startswith("Tess, with three chips (back to the last name, name 19 of 19)?")
+    assert speaker.spoken[asked + 23].startswith("Sam, with three chips (name 18 of 19)?")
+    assert "Ann takes one chip from Sam." in speaker.spoken[asked + 24:]
+    assert referee.game.state.chips[18] == 2
+    # Two W, and the plug pulled before the choice: the question comes back by number too.
+    _, speaker, _ = night(tmp_path / "two", ("roll", "W W ."), config=config)
+    _, speaker, _ = night(tmp_path / "two")
+    assert speaker.spoken[-1] == ("Two wilds! Ann, take two chips: both from one player, or one each from two. "
+                                  "Choose from nineteen players.")
 
 
 def test_a_twenty_player_night_opens_by_number_and_status_and_help_say_the_seat_order(tmp_path):
