@@ -615,7 +615,17 @@ class Referee:
     def _change_players(self, names: str | None) -> list:
         """New players (one name a line, in seat order from seat 1, clockwise): a new game with them and
         the same chips and rules (a series starts over). Only before a game's first roll or after its
-        end, so that no game in play loses its turns; the names are checked as the settings file's are."""
+        end, so that no game in play loses its turns; the names are checked as the settings file's are.
+        The change is said with every name in seat order; at a big table (:data:`BIG_TABLE`) by number in the
+        opening that follows, as the night's first opening says them (:func:`lcr_pi.announce.game_started`).
+
+        >>> ref = Referee(GameConfig.create(["Ann", "Bob", "Cy"]))
+        >>> _ = ref.start()
+        >>> said(ref.on_action("players", "Cy\\nDi\\nEd"))
+        'The players are now Cy, Di and Ed, in seat order. A new game of LCR: Cy, Di and Ed, three chips each. Cy goes first. Cy, your turn: roll three dice.'
+        >>> said(ref.on_action("players", "\\n".join("Ann Bob Cy Di Ed Flo Gus Hal".split())))
+        'The players were changed. A new game of LCR: eight players, three chips each. Press status for the seat order. Ann goes first. Ann, your turn: roll three dice.'
+        """
         if not self.can_change_players():
             return self._speak(["The players can be changed before the first roll of a game or once it is "
                                 "over. Undo the turns, or finish the game, first."], keep=False)
@@ -630,10 +640,16 @@ class Referee:
                                        variant=self.config.variant_name, wild_pip=self.config.wild_pip)
         except UserError as exc:
             return self._speak([f"The players were not changed: {as_sentence(str(exc))}"], keep=False)
+        big = config.n_players >= BIG_TABLE
         if config.players == self.config.players:
+            if big:  # not every name again, as the change is not said name by name
+                return self._speak(["Those are the players already, in the same seat order."], keep=False)
             return self._speak([f"The players are already {join_names(config.players, 'and')}."], keep=False)
         self.config = config
-        self._seats_unsaid = False  # said next, in seat order, as the players were given
+        # Said next, in seat order, as the players were given; at a big table not name by name (20 names were
+        # 47 words up to the first roll with the opening, 16 s): the opening says how many, and that status says
+        # the seat order, as the night's first does (a roll-off first names each roller in seat order).
+        self._seats_unsaid = big
         # Whoever was named to start may have left; a series of other players is not this one's.
         first = self.first_player.strip()
         if first and first != "roll-off" and first.casefold() not in {n.casefold() for n in config.players}:
@@ -644,8 +660,9 @@ class Referee:
         self.series = None
         self._series_for_next_game()
         out = [NewPlayers(config.players)]
-        out += self._speak([f"The players are now {join_names(config.players, 'and')}, in seat order."
-                            + (" The series starts over." if tally_lost else "")])
+        changed = "The players were changed." if big else \
+            f"The players are now {join_names(config.players, 'and')}, in seat order."
+        out += self._speak([changed + (" The series starts over." if tally_lost else "")])
         out += self._begin_game(self._first_seat_for_new_game())
         # A roll-off first is saved with no game (found by a review: the game before, of the players
         # before, stayed saved throughout the roll-off, and a plug pulled then brought "the saved game had

@@ -3,7 +3,7 @@
 Five questions, each answered with two buttons: **choose** speaks the next option, **confirm** accepts the
 one just heard. The number of players (3 to 12), the starting chips (3, 4, 5), the variant, the speech
 rate and the volume. Names are "Player 1", "Player 2"... unless the settings file names the players; the
-end of the setup says who is who.
+end of the setup says who is who (at a big table, that status says the seat order at a game's opening).
 The answers are saved in the state folder (``setup.json``) and used at every power-on until changed.
 
 The questions are a pure state machine (:class:`VoiceSetup`): actions in, outputs out (:class:`Say`
@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from lcr_pi.announce import join_names
+from lcr_pi.announce import BIG_TABLE, join_names
 from lcr_pi.errors import UserError
 from lcr_pi.persist import remove_stale_temporaries, write_atomic
 from lcr_pi.referee import MOST_PLAYERS_NAMED, Say
@@ -259,11 +259,24 @@ class VoiceSetup:
         return self._finish()
 
     def _finish(self) -> list:
+        """The last words: what was chosen, and who is who.
+
+        >>> setup = VoiceSetup(SetupChoices(players=3), names=tuple("Ann Bob Cy Di Ed Flo Gus Hal".split()))
+        >>> said(setup.on_action("new_game"))[-1].split(". ")[-1]
+        'The players are Ann, Bob and Cy.'
+        >>> setup = VoiceSetup(SetupChoices(players=8), names=tuple("Ann Bob Cy Di Ed Flo Gus Hal".split()))
+        >>> print(said(setup.on_action("new_game"))[-1])
+        Done: 8 players with 3 chips each, classic rules, normal speech, volume 100 percent. Press status at a game's opening to hear the seat order.
+        """
         self.done = True
         choices = self.choices
         names = seat_names(self.names, choices.players)
         if names == tuple(f"Player {n}" for n in range(1, choices.players + 1)):
             who = f"The players are called Player 1 to Player {choices.players}."
+        elif len(names) >= BIG_TABLE:
+            # Not name by name (20 names were 20 of the last 38 words, 13 s): the summary says how many, and the
+            # opening of the game says no names either, but that status says them (game_started's seats_new).
+            who = "Press status at a game's opening to hear the seat order."
         else:
             who = f"The players are {', '.join(names[:-1])} and {names[-1]}."
         return [SpeechPreview(choices.rate, choices.volume), Say(f"Done: {choices.summary()}. {who}")]

@@ -873,6 +873,39 @@ def test_new_players_before_a_series_has_a_winner_hear_what_it_is_played_to_but_
                             "A new game of LCR")
 
 
+def test_new_players_at_a_big_table_are_said_by_number_with_status_for_the_seat_order():
+    # Found by a review of a big table by ear: the change named every new player, 20 names, and then the
+    # opening said "twenty players": 47 words (16 s) before the first roll. Now said as the night's first
+    # opening is: the number, and that status says the seat order, which it does.
+    eight = [f"P{n}" for n in range(1, 9)]
+    ref = table(players=eight, series_rules=SeriesRules(first_to=2))
+    twenty = [f"Q{n}" for n in range(1, 21)]
+    words = said(ref.on_action("players", "\n".join(twenty)))
+    assert words == ("The players were changed. A new series: first to two wins. A new game of LCR: twenty players, "
+                     "three chips each. Press status for the seat order. Q1 goes first. Q1, your turn: roll three dice.")
+    assert "Q2" not in words and said(ref.on_action("status")).endswith(f"Seat order: {', '.join(twenty[:-1])} and Q20.")
+    assert said(ref.on_action("players", "\n".join(twenty))) == "Those are the players already, in the same seat order."
+    # A series with a game won starts over, said as at a small table.
+    while ref.phase != "game_over":
+        ref.on_roll(clear(*("C",) * ref.game.state.dice_to_roll))
+    assert said(ref.on_action("players", "\n".join(eight))).startswith(
+        "The players were changed. The series starts over. A new series: first to two wins. A new game of LCR: "
+        "eight players, three chips each. Press status for the seat order.")
+    # A roll-off first says the number and each roller in seat order; its game's opening then says status.
+    off = Referee(GameConfig.create(eight), first_player="roll-off")
+    off.start()
+    assert said(off.on_action("players", "\n".join(twenty[:12]))) == (
+        "The players were changed. Roll-off for who goes first: twelve players each roll three dice, in seat order "
+        "from Q1; highest score starts. Q1, roll three dice.")
+    for seat in range(12):
+        out = off.on_roll(clear(*(("6", "6", "6") if seat == 11 else ("1", "2", "3"))))
+    assert "twelve players, three chips each. Press status for the seat order." in said(out)
+    assert said(off.on_action("status")).endswith(f"Seat order: {', '.join(twenty[:11])} and Q12.")
+    # Seven new players are named as before.
+    assert said(table(players=eight).on_action("players", "\n".join(twenty[:7]))).startswith(
+        "The players are now Q1, Q2, Q3, Q4, Q5, Q6 and Q7, in seat order. A new game of LCR: Q1, Q2")
+
+
 def test_undoing_the_roll_that_won_a_series_says_the_series_is_not_won_yet():
     # Found by an audit (2026-12-04): the table heard who won the series, then only "That win is taken
     # off the tally"; nothing said the series was open again.

@@ -648,6 +648,30 @@ def test_the_end_of_the_setup_names_the_players_the_night_will_call():
     assert nameless.endswith("The players are called Player 1 to Player 4.")
 
 
+def test_the_end_of_the_setup_at_a_big_table_says_how_many_and_that_status_says_the_seat_order():
+    # Found by a review of a big table by ear: the setup's last words named every player, 20 names of 38 words.
+    from lcr_pi.referee import Referee, said as referee_said
+    from lcr_pi.rules import GameConfig
+
+    names = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
+    settings = parse_settings(f"[game]\nplayers = {names!r}\n", source="t")
+    setup = VoiceSetup(SetupChoices.from_settings(settings), names=settings.game.players)
+    setup.start()
+    done = said(setup.on_action("new_game"))[-1]
+    assert done == ("Done: 20 players with 3 chips each, classic rules, normal speech, volume 100 percent. "
+                    "Press status at a game's opening to hear the seat order.")
+    # What it says is what the night's game does with the setup's players.
+    played = apply_choices(settings, setup.choices).game.players
+    referee = Referee(GameConfig.create(played))
+    assert "Press status for the seat order." in referee_said(referee.start())
+    assert referee_said(referee.on_action("status")).endswith(f"Seat order: {', '.join(names[:-1])} and Tess.")
+    # Seven named players are named as before, and Player 1 to Player 8 stay so.
+    setup = VoiceSetup(SetupChoices(players=7), names=tuple(names[:7]))
+    assert said(setup.on_action("new_game"))[-1].endswith("The players are Ann, Bob, Cy, Di, Ed, Flo and Gus.")
+    assert said(VoiceSetup(SetupChoices(players=8)).on_action("new_game"))[-1].endswith(
+        "The players are called Player 1 to Player 8.")
+
+
 def test_the_power_on_offer_waits_from_the_end_of_its_sentence_and_a_double_press_skips_nothing(tmp_path, factory):
     # Found by an audit (2026-12-03): the seconds to press choose were counted from the start of "To
     # change the game, press choose now.", which takes 3 s at the slow rate: a slow listener had about 3 s
