@@ -142,13 +142,25 @@ def series_goes_on(series) -> str:
             "so the series goes on until one player leads alone.")
 
 
-def without_leds(names) -> str:
-    """The players who have no LED, said so.
+#: From this many players without an LED (a big table, more players than the LEDs wired), they are said by
+#: their seats, first and last, not name by name: 20 players at the six LEDs of the wiring guide named 14.
+MANY_WITHOUT_LEDS = 4
+
+
+def without_leds(names, first_seat: int | None = None) -> str:
+    """The players who have no LED, said so. They are the last seats (the LEDs light the first ones), so
+    with ``first_seat`` (the first's seat, counted from 1) and :data:`MANY_WITHOUT_LEDS` or more of them,
+    they are said by seat, first and last.
 
     >>> without_leds(["Di"]), without_leds(["Di", "Ed"])
     ('Di has no LED', 'Di and Ed have no LED')
+    >>> without_leds([f"P{n}" for n in range(7, 21)], first_seat=7)
+    'the 14 players in seats 7 (P7) to 20 (P20) have no LED'
     """
     names = list(names)
+    if first_seat is not None and len(names) >= MANY_WITHOUT_LEDS:
+        last = first_seat + len(names) - 1
+        return f"the {len(names)} players in seats {first_seat} ({names[0]}) to {last} ({names[-1]}) have no LED"
     return f"{join_names(names, 'and')} {'has' if len(names) == 1 else 'have'} no LED"
 
 

@@ -146,7 +146,7 @@ def make_lights(settings: Settings, names, problems: list[str], *, terminal_fall
                 # LEDs there are light their seats; the rest play by ear and the page.
                 without = names[len(seat_leds):]
                 problems.append(f"gpio.seat_leds has {len(seat_leds)} pins for {len(names)} players: "
-                                f"{without_leds(without)}")
+                                f"{without_leds(without, first_seat=len(seat_leds) + 1)}")
             return TableLights(seat_leds, gpio.centre_led, gpio.buzzer, names=list(names))
         except UserError as exc:
             problems.append(f"LEDs are off: {exc}")

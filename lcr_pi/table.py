@@ -160,7 +160,8 @@ class Table:
             # The LEDs in use were fitted to the players at start-up; the next start fits those wired to
             # the players remembered (and says so if there are too few). "Until the Pi is started again"
             # would promise an LED that may not be wired (found by a review).
-            warnings.append(f"{without_leds(without)} now: the LEDs are fitted to the players when the Pi starts.")
+            said = without_leds(without, first_seat=len(names) - len(without) + 1)
+            warnings.append(f"{said[0].upper()}{said[1:]} now: the LEDs are fitted to the players when the Pi starts.")
         if self.remember_players is not None:
             try:
                 self.remember_players(names)

@@ -221,6 +221,24 @@ def test_more_players_than_seat_leds_light_the_leds_there_are(factory):
         lights.close()
 
 
+def test_twenty_players_at_six_seat_leds_are_told_by_seat_not_name_by_name(factory):
+    # A big table at the wiring guide's six LEDs named the 14 players past the last one (2026-12-05).
+    from lcr_pi.night import make_lights
+    from lcr_pi.settings import parse_settings
+
+    names = [f"Player {n}" for n in range(1, 21)]
+    settings = parse_settings("[gpio]\nenabled = true\nseat_leds = [17, 27, 22, 5, 6, 13]\ncentre_led = 23\n")
+    problems = []
+    lights = make_lights(settings, names, problems, terminal_fallback=False)
+    try:
+        assert problems == ["gpio.seat_leds has 6 pins for 20 players: "
+                            "the 14 players in seats 7 (Player 7) to 20 (Player 20) have no LED"]
+        lights.show_turn(6)  # seat 7: no LED to light
+        assert not any(led.is_lit for led in lights.seats)
+    finally:
+        lights.close()
+
+
 def test_without_a_pin_library_the_message_names_each_one_tried_and_nothing_else_is_printed(monkeypatch, recwarn):
     # Found 2026-12-04: on a laptop, lcr-pi doctor printed four gpiozero warnings before its own sentence.
     import warnings

@@ -1170,6 +1170,22 @@ def test_new_players_take_the_seats_leds_and_one_past_the_last_led_is_told(tmp_p
     lights.close()
 
 
+def test_new_big_table_past_the_leds_is_told_by_seat(tmp_path, factory):
+    # Eight new players at a table of three LEDs: the five past the last LED are said by seat.
+    from lcr_pi.outputs.lights import TableLights
+
+    lights = TableLights([2, 3, 4], 5, pin_factory=factory, names=["Ann", "Bob", "Cy"],
+                         blink_on_s=0.001, blink_off_s=0.001, gap_s=0.001)
+    speaker = RecordingSpeaker()
+    table = Table(Referee(GameConfig.create(["Ann", "Bob", "Cy"])), speaker=speaker, lights=lights,
+                  store=GameStore(tmp_path))
+    table.start()
+    table.action("players", "\n".join("Ann Bob Cy Di Ed Flo Gus Hal".split()))
+    assert speaker.spoken[-1] == ("The 5 players in seats 4 (Di) to 8 (Hal) have no LED now: the LEDs are fitted "
+                                  "to the players when the Pi starts.")
+    lights.close()
+
+
 def test_new_players_that_cannot_be_remembered_are_played_and_the_table_is_told(tmp_path):
     def cannot(names):
         raise UserError("the command line names the players (--players), so the new ones are not remembered")
