@@ -6,8 +6,9 @@ Run (needs the ``train`` extra: PyTorch CPU and onnx)::
 
 Steps: ``scenes`` renders synthetic scenes (train pool only) into a cache, ``detector`` trains
 the detector, ``classifier`` trains the face classifier (it uses the detector to find the true
-size of matteop65 dice, whose labels only box the pip pattern, and to mine hard negatives), and
-``calibrate`` picks the confidence threshold on held-out *train* images (never on ``test``).
+size of matteop65 dice, whose labels only box the pip pattern, and to mine hard negatives),
+``ensemble`` makes one classifier of several trained ones (the mean of their logits; not part of
+``all``), and ``calibrate`` picks the confidence threshold on held-out *train* images (never on ``test``).
 ``all`` runs them in order. Everything is seeded: the same seed, data and library versions give
 the same models (up to floating-point differences between machines).
 
@@ -771,6 +772,40 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     return path
 
 
+def average_classifiers(members: list[Path], out: Path) -> Path:
+    """One face classifier from several trained ones (``dice_faces.pt`` each, all of
+    :func:`_build_classifier`'s shape): the mean of their logits, exported as ``out/dice_faces.onnx``,
+    run by the reader as any classifier is. Networks trained alike but on other draws err on different
+    crops, so where they agree the mean is surer, and where one errs it is less sure: on the held-out
+    train frames the mean of two let the rule ask less at the same silent errors (model card, eighth
+    round), at twice the classifier's cost per crop."""
+    import torch
+
+    class Mean(torch.nn.Module):
+        def __init__(self, nets):
+            super().__init__()
+            self.nets = torch.nn.ModuleList(nets)
+
+        def forward(self, x):
+            return sum(net(x) for net in self.nets) / len(self.nets)
+
+    if len(members) < 2:
+        raise SystemExit("ensemble: give at least two trained classifiers (--members A/dice_faces.pt B/dice_faces.pt)")
+    nets = []
+    for path in members:
+        net = _build_classifier()
+        try:
+            net.load_state_dict(torch.load(path))
+        except OSError as exc:
+            raise SystemExit(f"ensemble: cannot read {path}: {exc.strerror or exc}") from None
+        except Exception as exc:  # torch's unpickling and shape errors: what was given is not such a file
+            raise SystemExit(f"ensemble: {path} is not a face classifier's dice_faces.pt ({type(exc).__name__})") from None
+        nets.append(net.eval())
+    path = out / "dice_faces.onnx"
+    _export(Mean(nets), torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
+    return path
+
+
 # ----------------------------------------------------------------------------- the pair network
 
 # Training draws a pair with a leaning die this share of the time and a pair with a find that is no
@@ -1197,7 +1232,7 @@ def train_pairs_step(args, real_samples: list[Sample]) -> Path:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lcr_pi.vision.training", description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["scenes", "detector", "classifier", "pairs", "calibrate", "all"])
+    parser.add_argument("step", choices=["scenes", "detector", "classifier", "ensemble", "pairs", "calibrate", "all"])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path("models"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/lcr-pi-training"))
@@ -1224,9 +1259,15 @@ def main(argv=None) -> int:
     parser.add_argument("--corrections", default=str(DEFAULT_CORRECTIONS) if DEFAULT_CORRECTIONS.is_file() else "",
                         help="label corrections applied to the real train photos (default: %(default)s; "
                              "an empty value applies none, as before 2026-12-05)")
+    parser.add_argument("--members", type=Path, nargs="+", default=[],
+                        help="ensemble: the trained classifiers (dice_faces.pt of classifier runs) to average into "
+                             "--out's dice_faces.onnx")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.step == "ensemble":
+        average_classifiers(args.members, args.out)
+        return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     cv2.setNumThreads(args.threads)
     scenes_path = args.cache / f"scenes_{args.seed}.npz"

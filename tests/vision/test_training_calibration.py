@@ -138,3 +138,41 @@ def test_training_reads_the_train_photos_with_their_label_corrections():
     # The photo held out for calibration that no candidate reader could read "right": both its errors fixed.
     held = [(old, new) for old, new in changed if new.held_out]
     assert [(sorted(old.faces).count("3"), sorted(new.faces).count("3")) for old, new in held] == [(3, 5)]
+
+
+def test_an_ensemble_of_classifiers_is_one_network_computing_the_mean_of_their_logits(tmp_path):
+    """``python -m lcr_pi.vision.training ensemble --members A.pt B.pt`` exports one ``dice_faces.onnx``
+    that OpenCV runs as any classifier; it computes the mean of the members' logits. Fewer than two
+    members, or a file that is not a classifier's weights, is refused, naming it. Needs the training
+    extra (torch, onnx); skipped without it, saying so."""
+    import pytest
+
+    torch = pytest.importorskip("torch", reason="the training extra (pip install -e '.[train]') is not installed")
+    pytest.importorskip("onnx", reason="the training extra (pip install -e '.[train]') is not installed")
+    import cv2
+
+    from lcr_pi.vision.training import _build_classifier, main
+
+    torch.manual_seed(0)
+    nets, paths = [], []
+    for i in range(2):
+        net = _build_classifier().eval()
+        for norm in (m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)):
+            norm.running_mean.uniform_(-0.5, 0.5)  # fitted norms, as trained ones have: not the identity
+            norm.running_var.uniform_(0.5, 2.0)
+        paths.append(tmp_path / f"member{i}.pt")
+        torch.save(net.state_dict(), paths[-1])
+        nets.append(net)
+    assert main(["ensemble", "--out", str(tmp_path / "out"), "--members", *map(str, paths)]) == 0
+    x = np.random.default_rng(1).random((5, 3, 48, 48)).astype(np.float32)
+    net = cv2.dnn.readNetFromONNX(str(tmp_path / "out" / "dice_faces.onnx"))
+    net.setInput(x)
+    with torch.no_grad():
+        mean = sum(n(torch.from_numpy(x)) for n in nets).numpy() / 2
+        assert np.abs(mean - nets[0](torch.from_numpy(x)).numpy()).max() > 1e-3  # the members differ
+    assert np.abs(net.forward() - mean).max() < 1e-4
+    with pytest.raises(SystemExit, match="at least two"):
+        main(["ensemble", "--out", str(tmp_path / "one"), "--members", str(paths[0])])
+    (tmp_path / "notes.txt").write_text("not weights")
+    with pytest.raises(SystemExit, match="notes.txt is not a face classifier"):
+        main(["ensemble", "--out", str(tmp_path / "bad"), "--members", str(paths[0]), str(tmp_path / "notes.txt")])
