@@ -141,6 +141,8 @@ def find_tray(image: np.ndarray, *, work_side: int = 160) -> TrayRegion:
     if hull_area < 0.1 * sh * sw:
         return full  # nothing tray-like around the middle: read the whole view
     x, y, bw, bh = cv2.boundingRect(hull)
+    x, y, x1, y1 = _to_shaded_edges(small, (x, y, x + bw, y + bh))
+    bw, bh = x1 - x, y1 - y
     box = (int(math.floor(x / f)), int(math.floor(y / f)), min(w, int(math.ceil((x + bw) / f))), min(h, int(math.ceil((y + bh) / f))))
     outline = tuple((int(round(px / f)), int(round(py / f))) for px, py in hull.reshape(-1, 2))
     if (box[2] - box[0]) * (box[3] - box[1]) > 0.95 * w * h:
@@ -150,6 +152,58 @@ def find_tray(image: np.ndarray, *, work_side: int = 160) -> TrayRegion:
     roundness = 4 * math.pi * hull_area / max(perimeter ** 2, 1e-9)  # 1 for a circle, 0.785 for a square
     shape = "round" if roundness > 0.86 else "rect"
     return TrayRegion(box, shape, outline)
+
+
+# A coloured floor fades towards the view's edges (light falling off, the lens's vignetting) beyond
+# what find_tray's colour distance takes for the floor: a cloth filling the view was cut a die or more
+# short of an edge, and dice there fell outside the calibrated tray (bench_table_nights --calibrated,
+# tables 1001, 2006, 2015). The colour's direction (its hue and saturation, whatever its brightness)
+# does not fade, so a strip from the floor to the view's edge that keeps it is more floor, in shade.
+# Only a coloured floor can tell: grey, white and black floors share their direction with the wall,
+# the table and the room, so their box is left as found.
+SHADE_MIN_CHROMA_DEG = 15.0  # the floor's colour at least this many degrees from grey
+SHADE_SAME_DEG = 3.0  # a strip pixel within this many degrees of the floor's colour is the floor, shaded
+SHADE_SHARE = 0.9  # ...and at least this share of the strip's pixels must be
+
+
+def _colour_angle(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Degrees between each BGR pixel and ``colour`` as directions (their brightness left out)."""
+    v = pixels.reshape(-1, 3).astype(np.float32) + 1.0
+    c = colour.astype(np.float32) + 1.0
+    cos = (v @ c) / (np.linalg.norm(v, axis=1) * float(np.linalg.norm(c)) + 1e-9)
+    return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+
+
+def _to_shaded_edges(small: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """``box`` (the floor found in ``small``, x0, y0, x1, y1) taken to each edge of the view whose strip
+    beyond it is the floor in shade (see :data:`SHADE_MIN_CHROMA_DEG`).
+
+    >>> cloth = np.full((60, 80, 3), (40, 40, 180), np.uint8)
+    >>> cloth[:, 60:] = (20, 20, 90)                      # the same red cloth, half as bright
+    >>> _to_shaded_edges(cloth, (0, 0, 60, 60))
+    (0, 0, 80, 60)
+    >>> cloth[:, 60:] = (60, 60, 60)                      # a grey table beside it
+    >>> _to_shaded_edges(cloth, (0, 0, 60, 60))
+    (0, 0, 60, 60)
+    """
+    sh, sw = small.shape[:2]
+    floor = np.median(small[sh // 4: sh - sh // 4, sw // 4: sw - sw // 4].reshape(-1, 3), axis=0)
+    if _colour_angle(floor[None], np.full(3, float(floor.mean())))[0] < SHADE_MIN_CHROMA_DEG:
+        return box
+    x0, y0, x1, y1 = box
+
+    def shade(strip):
+        return strip.size and (_colour_angle(strip, floor) <= SHADE_SAME_DEG).mean() >= SHADE_SHARE
+
+    if x0 > 0 and shade(small[:, :x0]):
+        x0 = 0
+    if y0 > 0 and shade(small[:y0, :]):
+        y0 = 0
+    if x1 < sw and shade(small[:, x1:]):
+        x1 = sw
+    if y1 < sh and shade(small[y1:, :]):
+        y1 = sh
+    return x0, y0, x1, y1
 
 
 def grow_box(box: Box, margin: float, width: int, height: int, include=()) -> Box:

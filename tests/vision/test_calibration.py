@@ -86,6 +86,28 @@ def test_a_tray_smaller_than_the_view_is_found_round_or_rectangular():
     assert cal.tray == pytest.approx((131, 41, 529, 439), abs=10)
 
 
+def test_a_coloured_cloth_filling_the_view_is_the_tray_to_its_shaded_edges():
+    # Found 2026-12-05 by bench_table_nights --calibrated: a red cloth filling the view (dev table 2006,
+    # train pool) fades towards its right edge, and the tray found stopped 140 pixels short of it; dice
+    # there were left out of every calibrated reading. A strip of the floor's colour in shade is floor.
+    from lcr_pi.vision.render import Table
+
+    for seed, pool in ((2006, "train"), (2015, "train"), (1001, "holdout")):
+        table = Table(np.random.default_rng(seed), size=(640, 480), max_dice=3, kind="lcr", pool=pool)
+        assert find_tray(table.empty()).box == (0, 0, 640, 480), seed
+    # A red tray on a grey table, or on a table of another colour, keeps its edges.
+    for around in ((60, 60, 60), (150, 90, 40)):
+        rect_tray = np.full((480, 640, 3), around, np.uint8)
+        cv2.rectangle(rect_tray, (150, 90), (500, 400), (40, 40, 180), -1)
+        found = find_tray(rect_tray)
+        assert found.box == pytest.approx((150, 90, 500, 400), abs=8)
+    # The same red, darker, beyond it (the cloth's own shade) is the tray.
+    rect_tray[:] = (20, 20, 90)
+    cv2.rectangle(rect_tray, (0, 0), (500, 480), (40, 40, 180), -1)
+    found = find_tray(rect_tray)
+    assert found.box == (0, 0, 640, 480)
+
+
 def test_the_calibrated_reader_reads_only_the_tray_and_describes_dice_on_it():
     frame = np.zeros((480, 640, 3), np.uint8)
     cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
