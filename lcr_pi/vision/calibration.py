@@ -112,8 +112,9 @@ def find_tray(image: np.ndarray, *, work_side: int = 160) -> TrayRegion:
 
     Works best on the empty tray. The floor colour is the median over the central half of the view;
     pixels close to it (lightness counts less than colour, so uneven light does not split the floor)
-    connected to the middle make the floor; its convex hull is the tray. When the floor reaches most
-    of the view the tray fills it (``shape="frame"``).
+    connected to the middle make the floor; its convex hull is the tray. A coloured floor fading into
+    shade towards an edge of the view reaches that edge (:func:`_to_shaded_edges`). When the floor
+    reaches most of the view the tray fills it (``shape="frame"``).
     """
     h, w = image.shape[:2]
     f = work_side / max(h, w)
