@@ -171,6 +171,26 @@ def _no_further(problem: str, ev: float, start: float, found) -> str:
             f"picture was still {state}: {more}")
 
 
+#: A stop higher, the automatic exposure doubles the exposure time times the gain; less than this growth
+#: means it has none left to give (its longest exposure at its highest gain, in a dim room).
+BRIGHTENED = 2 ** 0.5
+
+
+def _still_brightening(problem: str, name: str, ev: float, darker: list, metadata: dict) -> None:
+    """Refuse a picture too dark at ``ev`` (``problem``) when the last picture found too dark, at a lower
+    compensation (``darker``: each one's compensation and exposure, oldest first), was exposed about as
+    much: ``ExposureTime`` times ``AnalogueGain`` of ``metadata`` grew by less than :data:`BRIGHTENED`.
+    Raising the compensation changed nothing then, and a higher ``--ev`` would not either. Otherwise
+    this picture's compensation and exposure are added to ``darker``."""
+    exposure = float(metadata.get("ExposureTime", 0)) * float(metadata.get("AnalogueGain", 0))
+    if darker and darker[-1][0] < ev and exposure < BRIGHTENED * darker[-1][1]:
+        raise refusal(name, f"{problem}. The Pi camera's exposure compensation was raised to {ev:+g} EV and its "
+                            "picture did not brighten: the camera is at its longest exposure and highest gain already "
+                            f"(exposure {metadata.get('ExposureTime')} us, gain {metadata.get('AnalogueGain')}), so "
+                            "only more light on the tray helps")
+    darker.append((ev, exposure))
+
+
 def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=None):
     """``(empty, with_dice, controls)`` from a camera: the empty tray's picture, then the dice's, each
     after a prompt (``ask(prompt)`` returns what was typed before Enter: None or "" for nothing), and on
@@ -187,7 +207,9 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
     exposure's compensation is lowered or raised (:func:`~lcr_pi.vision.calibration.next_exposure`: a
     stop at a time, three times at most), and the picture taken again once the exposure has settled, as
     is said; never back towards an exposure at which a picture had the opposite problem (too dark at one,
-    overexposed a stop higher: the light must change, and it is said). The empty tray and the dice are
+    overexposed a stop higher: the light must change, and it is said), and not on up once a stop higher
+    left the camera's exposure as it was (:func:`_still_brightening`: it is at its longest exposure and
+    highest gain, in a dim room). The empty tray and the dice are
     pictured at the same compensation (the controls locked come from the empty tray's picture, and the
     dice were found fit at it), so when the dice's picture needed another one, the empty tray's is asked
     for again. ``ev``: the compensation to begin at (``--ev``), for the Pi camera only. A webcam's or a
@@ -209,6 +231,7 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
     again = "" if recording else " (or type back and Enter to take the empty tray's picture again)"
     taken: dict = {}  # "empty", "dice" -> (picture, the exposure compensation it was taken at)
     found: list = []  # (exposure compensation, problem) of every picture refused at it, both steps
+    darker: list = []  # (exposure compensation, exposure time x gain) of every picture found too dark
     controls: dict = {}
 
     def fit(step, name, seconds, check=None):
@@ -221,6 +244,8 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
             problem = problem or (check(picture) if check is not None else None)
             if not problem:
                 return picture
+            if pi and exposure_way(problem) > 0:
+                _still_brightening(problem, name, now, darker, source.camera.capture_metadata())
             after = next_exposure(problem, now, start, found) if pi else None
             if after is None:
                 raise refusal(name, problem + (_no_further(problem, now, start, found) if pi else ""))

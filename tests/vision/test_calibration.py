@@ -923,7 +923,10 @@ class _ExposedPicamera2:
         return [_exposed(self.pictures[self.answered], min(self.most, max(self.least, light * 2.0 ** self.ev)))], {}
 
     def capture_metadata(self):
-        return {"ExposureTime": round(24000 * 2.0 ** self.ev), "AnalogueGain": 2.0, "ColourGains": (1.8, 1.4),
+        # The exposure time the automatic exposure reaches: 2**EV times its own, within what the sensor can.
+        light = self.light[self.answered] if isinstance(self.light, (list, tuple)) else self.light
+        reached = min(self.most, max(self.least, light * 2.0 ** self.ev)) / light
+        return {"ExposureTime": round(24000 * reached), "AnalogueGain": 2.0, "ColourGains": (1.8, 1.4),
                 "ExposureValue": self.ev}
 
     def close(self):
@@ -1138,26 +1141,47 @@ def test_calibrate_gives_up_raising_the_exposure_after_three_stops_and_says_to_l
     empty, dice, _ = _tray("felt-table")
     out = tmp_path / "table.json"
     # A room so dim that the sensor's longest exposure at its highest gain is reached: raising the
-    # compensation changes nothing.
+    # compensation changes nothing, which the camera's exposure shows after the first raise (found
+    # 2026-12-05: three raises, 6 s, then "calibrate again with a higher --ev", which would change nothing
+    # either). Said so, and that only more light helps.
     camera = _pi_camera(monkeypatch, [None, empty, dice], light=1 / 4, most=1 / 4)
     assert main(["calibrate", "--out", str(out)]) == 2
     captured = capsys.readouterr()
-    assert camera.set == [{"ExposureValue": 1.0}, {"ExposureValue": 2.0}, {"ExposureValue": 3.0}]
+    assert camera.set == [{"ExposureValue": 1.0}]
     assert [s for s in captured.out.splitlines() if "raised" in s] == [
-        f"the empty tray was too dark: exposure raised by one stop (to +{ev} EV), taking its picture again"
-        for ev in (1, 2, 3)]
+        "the empty tray was too dark: exposure raised by one stop (to +1 EV), taking its picture again"]
     assert "roll the dice" not in captured.out
-    assert "the camera's picture of the empty tray: the picture is too dark (its brightest parts are " in captured.err
-    assert ("turn the light on or up, or wait for the camera's exposure to settle, then calibrate again. The Pi "
-            "camera's exposure was raised by three stops, to +3 EV, and the picture was still too dark: light the "
-            "tray more brightly, or calibrate again with a higher --ev (up to 8). Nothing was saved") in captured.err
-    # At the highest there is no higher: said so.
+    assert ("the camera's picture of the empty tray: the picture is too dark (its brightest parts are "
+            in captured.err and "The Pi camera's exposure compensation was raised to +1 EV and its picture did not "
+            "brighten: the camera is at its longest exposure and highest gain already (exposure 24000 us, gain "
+            "2.0), so only more light on the tray helps. Nothing was saved") in captured.err, captured.err
+    assert "--ev" not in captured.err
+    # So from --ev 7 to the highest, +8.
     camera = _pi_camera(monkeypatch, [None, empty, dice], light=1 / 4, most=1 / 4)
     assert main(["calibrate", "--out", str(out), "--ev", "7"]) == 2
     assert camera.set == [{"ExposureValue": 7.0}, {"ExposureValue": 8.0}]
-    assert ("Even at the Pi camera's highest exposure compensation (+8 EV) it was: light the tray more brightly. "
-            "Nothing was saved") in capsys.readouterr().err
+    assert "raised to +8 EV and its picture did not brighten" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_what_calibrate_says_when_the_exposure_may_go_no_further():
+    # A picture still too dark three stops higher though the camera's exposure grew each time (its
+    # automatic exposure metering something else), or at the highest compensation there is; and the
+    # same for overexposed pictures. (Each stop doubles the light, so a picture still too dark three
+    # stops higher was blank to begin with unless the exposure stopped growing, which is said first.)
+    from lcr_pi.commands.calibrate import _no_further
+    from lcr_pi.vision.calibration import OVEREXPOSED, TOO_DARK
+
+    dark, burnt = TOO_DARK + " (...)", OVEREXPOSED + " (...)"
+    assert _no_further(dark, 3.0, 0.0, []) == (
+        ". The Pi camera's exposure was raised by three stops, to +3 EV, and the picture was still too dark: "
+        "light the tray more brightly, or calibrate again with a higher --ev (up to 8)")
+    assert _no_further(dark, 8.0, 7.0, []) == (
+        ". Even at the Pi camera's highest exposure compensation (+8 EV) it was: light the tray more brightly")
+    assert _no_further(burnt, -3.0, 0.0, []) == (
+        ". The Pi camera's exposure was lowered by three stops, to -3 EV, and the picture was still overexposed: "
+        "calibrate again with a lower --ev (down to -8)")
+    assert _no_further("the picture is blank (all one shade)", 0.0, 0.0, []) == ""
 
 
 def test_calibrate_never_takes_the_exposure_back_towards_one_found_with_the_opposite_problem(
