@@ -475,6 +475,15 @@ def roll_off_turn(player: str, n_players: int, *, first_of_round: bool = True) -
     return f"{player}, roll."
 
 
+def capitalised(text: str) -> str:
+    """``text`` with a capital first letter, the rest as it is (a name in it keeps its own case).
+
+    >>> capitalised("the 5 players in seats 4 (Di) to 8 (Hal) have no LED"), capitalised("")
+    ('The 5 players in seats 4 (Di) to 8 (Hal) have no LED', '')
+    """
+    return text[:1].upper() + text[1:]
+
+
 def as_sentence(text: str) -> str:
     """A message (an error's words) said as a sentence: a capital first, a full stop last.
 
@@ -484,7 +493,7 @@ def as_sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    text = text[0].upper() + text[1:]
+    text = capitalised(text)
     return text if text.endswith((".", "!", "?")) else text + "."
 
 

@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lcr_pi.announce import (BIG_TABLE, MANY_TO_CHOOSE, announce, as_sentence, chips, dice, game_started,
-                             games_won_words, grouped_counts, join_names, number, one_chip_each, roll_off_turn,
-                             seat_order, series_goes_on, series_opening, spoken_faces)
+from lcr_pi.announce import (BIG_TABLE, MANY_TO_CHOOSE, announce, as_sentence, capitalised, chips, dice,
+                             game_started, games_won_words, grouped_counts, join_names, number, one_chip_each,
+                             roll_off_turn, seat_order, series_goes_on, series_opening, spoken_faces)
 from lcr_pi.errors import UserError
 from lcr_pi.rules import Game, GameConfig, RollOff, Series, SeriesRules
 from lcr_pi.rules import events as ev
@@ -873,7 +873,7 @@ class Referee:
             # which a listener hears as twelve (found by an audit).
             held = ", ".join(f"{name} has {chips(n)}" for name, n in zip(self.config.players, state.chips))
         if not state.is_over:
-            pot = f"{_cap(chips(state.pot))} in the centre."
+            pot = f"{capitalised(chips(state.pot))} in the centre."
         elif state.pot:
             # The chips in the centre are the winner's now (found by a review: status after a win said
             # "Twenty-one chips in the centre" right after "Ann wins the pot of twenty-one chips!").
@@ -939,7 +939,7 @@ class Referee:
         if off.scores and len(players) >= BIG_TABLE:
             words.append(self._roll_off_standing())
         elif off.scores:
-            words.append(_cap(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
+            words.append(capitalised(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
         if self.series is not None:
             words.append(self._games_won_words())
         words.append(f"{off.next_player}, roll three dice.")
@@ -1200,8 +1200,3 @@ class Referee:
 #: What the buttons do, said by help and at the start of a night with buttons wired.
 BUTTON_GUIDE = ("Buttons: confirm, undo to take back the last turn, repeat to hear the last words again, "
                 "status for everyone's chips, choose for a Wild choice. Hold confirm for a new game.")
-
-
-
-def _cap(text: str) -> str:
-    return text[0].upper() + text[1:]

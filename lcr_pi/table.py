@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcr_pi.announce import as_sentence, without_leds
+from lcr_pi.announce import as_sentence, capitalised, without_leds
 from lcr_pi.errors import UserError
 from lcr_pi.rules.faces import roll_tokens
 from lcr_pi.persist import GameStore
@@ -160,8 +160,8 @@ class Table:
             # The LEDs in use were fitted to the players at start-up; the next start fits those wired to
             # the players remembered (and says so if there are too few). "Until the Pi is started again"
             # would promise an LED that may not be wired (found by a review).
-            said = without_leds(without, first_seat=len(names) - len(without) + 1)
-            warnings.append(f"{said[0].upper()}{said[1:]} now: the LEDs are fitted to the players when the Pi starts.")
+            said = capitalised(without_leds(without, first_seat=len(names) - len(without) + 1))
+            warnings.append(f"{said} now: the LEDs are fitted to the players when the Pi starts.")
         if self.remember_players is not None:
             try:
                 self.remember_players(names)
