@@ -23,7 +23,9 @@ import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lcr_pi.referee import Referee, RollObservation, Say  # noqa: E402
+from by_ear import NAMES, seconds, words  # noqa: E402
+
+from lcr_pi.referee import Referee, RollObservation  # noqa: E402
 from lcr_pi.rules import GameConfig  # noqa: E402
 from lcr_pi.stats import odds_for_state, prepare  # noqa: E402
 from lcr_pi.stats.exact import exact_feasible, state_count  # noqa: E402
@@ -31,12 +33,6 @@ from lcr_pi.stats.odds import win_probabilities  # noqa: E402
 from lcr_pi.stats.policy import choose_victims  # noqa: E402
 from lcr_pi.stats.turns import Rules  # noqa: E402
 
-NAMES = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
-WORDS_PER_MINUTE = 175
-
-
-def _words(outputs) -> int:
-    return sum(len(o.text.split()) for o in outputs if isinstance(o, Say))
 
 
 def _turn_words(config: GameConfig, seed: int) -> tuple[list[int], int]:
@@ -50,12 +46,12 @@ def _turn_words(config: GameConfig, seed: int) -> tuple[list[int], int]:
         if referee.phase == "await_decision":
             state = referee.game.state
             for victim in choose_victims(state.chips, state.pending.seat, state.pending.take):
-                turns[-1] += _words(referee.on_action("choose", config.players[victim]))
+                turns[-1] += words(referee.on_action("choose", config.players[victim]))
             continue
         faces = tuple(str(rng.choice(die)) for _ in range(referee.game.state.dice_to_roll))
-        turns.append(_words(referee.on_roll(RollObservation(faces, source="keyboard"))))
+        turns.append(words(referee.on_roll(RollObservation(faces, source="keyboard"))))
         if len(turns) == 5:
-            status = _words(referee.on_action("status"))
+            status = words(referee.on_action("status"))
     return turns, status
 
 
@@ -103,8 +99,8 @@ def main() -> None:
                     f"+-{status[3]:.1f} points; page odds {page[0]:.0f} ms (max {page[1]:.0f}), "
                     f"{page[2]:,} games, +-{page[3]:.1f}; peak {peak:.2f} MB; words a turn median "
                     f"{statistics.median(words):.0f}, p95 {np.percentile(words, 95):.0f}, longest {longest} "
-                    f"({60 * longest / WORDS_PER_MINUTE:.0f} s); status {status_words} words "
-                    f"({60 * status_words / WORDS_PER_MINUTE:.0f} s)",
+                    f"({seconds(longest):.0f} s); status {status_words} words "
+                    f"({seconds(status_words):.0f} s)",
                     flush=True,
                 )
 

@@ -22,18 +22,13 @@ import argparse
 import random
 import statistics
 
+from by_ear import NAMES, TABLES, seconds, words
+
 from lcr_pi.referee import Prompt, Referee, RollObservation, said
 from lcr_pi.rules import GameConfig
 from lcr_pi.voice_setup import SetupChoices, VoiceSetup
 
-NAMES = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
 WILD_FACES = ["L", "C", "R", "W", "dot", "dot"]
-WORDS_PER_MINUTE = 175
-TABLES = (3, 7, 8, 12, 20)
-
-
-def words(outputs) -> int:
-    return len(said(outputs).split())
 
 
 def choice_words(outputs) -> int:
@@ -91,7 +86,7 @@ def measures(players: int, games: int) -> dict[str, str]:
 
 
 def _seconds(n: int) -> str:
-    return f"{n} ({60 * n / WORDS_PER_MINUTE:.0f} s)"
+    return f"{n} ({seconds(n):.0f} s)"
 
 
 def main() -> None:

@@ -19,16 +19,11 @@ Deterministic: every game is played out with C, C, C.
 
 from __future__ import annotations
 
+from by_ear import NAMES, TABLES, seconds, words
+
 from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 
-NAMES = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
-WORDS_PER_MINUTE = 175
-TABLES = (3, 7, 8, 12, 20)
-
-
-def words(outputs) -> int:
-    return len(said(outputs).split())
 
 
 def opening_after_roll_off(players: int) -> int:
@@ -70,7 +65,7 @@ def measures(players: int) -> dict[str, int]:
 
 def main() -> None:
     for players in TABLES:
-        parts = ", ".join(f"{what} {n} ({60 * n / WORDS_PER_MINUTE:.0f} s)" for what, n in measures(players).items())
+        parts = ", ".join(f"{what} {n} ({seconds(n):.0f} s)" for what, n in measures(players).items())
         print(f"bench_opening_words {players} players: {parts}", flush=True)
 
 

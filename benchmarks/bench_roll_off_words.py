@@ -16,12 +16,12 @@ import argparse
 import random
 import statistics
 
+from by_ear import NAMES, seconds
+
 from lcr_pi.referee import Referee, RollObservation, Say
 from lcr_pi.rules import GameConfig
 
-NAMES = "Ann Bob Cy Di Ed Flo Gus Hal Ivy Jo Kim Lu Max Ned Oli Pam Quin Ros Sam Tess".split()
 FACES = {"pips": "123456", "LCR": ["L", "C", "R", "dot", "dot", "dot"]}
-WORDS_PER_MINUTE = 175
 
 
 def _words(outputs) -> int:
@@ -63,8 +63,8 @@ def main() -> None:
                 totals.append(total)
             print(f"bench_roll_off_words {players} players, {kind} dice: opening {statistics.median(openings):.0f} "
                   f"words; a roll {statistics.median(rolls):.0f} median, {max(rolls)} longest; whole roll-off "
-                  f"{statistics.median(totals):.0f} median ({60 * statistics.median(totals) / WORDS_PER_MINUTE:.0f} s), "
-                  f"{max(totals)} longest ({60 * max(totals) / WORDS_PER_MINUTE:.0f} s)", flush=True)
+                  f"{statistics.median(totals):.0f} median ({seconds(statistics.median(totals)):.0f} s), "
+                  f"{max(totals)} longest ({seconds(max(totals)):.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
