@@ -863,7 +863,7 @@ class Referee:
         order too, as the opening said the players by number. Only asked for: "Welcome back" and the rest
         that say the status words do not say it."""
         if self.game is None:
-            return self._roll_off_status_words()
+            return self._roll_off_status_words(seats=seats)
         state = self.game.state
         big = len(self.config.players) >= BIG_TABLE
         if big:
@@ -926,10 +926,12 @@ class Referee:
     def _games_won_words(self) -> str:
         return games_won_words(self.config.players, self.series.wins)
 
-    def _roll_off_status_words(self) -> list[str]:
+    def _roll_off_status_words(self, *, seats: bool = False) -> list[str]:
         """The roll-off as it stands: who is in it, what each has scored this round, the series, and
         whose roll it is. Found by an audit: status said only whose roll it was, so a player who
-        missed a score, a tie or the series tally between games could not hear it again."""
+        missed a score, a tie or the series tally between games could not hear it again. With ``seats``,
+        at a big table before its first roll-off roll, the seat order too: its opening says the players
+        roll in seat order without naming them, as a game's opening does (and status there says it)."""
         off, players = self.roll_off, self.config.players
         if off.round > 1:
             words = [f"Roll-off for who goes first: {join_names([players[s] for s in off.contenders])} "
@@ -942,6 +944,8 @@ class Referee:
             words.append(capitalised(join_names([f"{players[s]} scored {number(n)}" for s, n in off.scores])) + ".")
         if self.series is not None:
             words.append(self._games_won_words())
+        if seats and len(players) >= BIG_TABLE and off.round == 1 and not off.scores:
+            words.append(seat_order(players))
         words.append(f"{off.next_player}, roll three dice.")
         return words
 

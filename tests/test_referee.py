@@ -1281,6 +1281,29 @@ def test_status_in_a_big_tables_roll_off_says_who_leads_and_who_is_still_to_roll
         "more than three leads. Di, roll three dice.")  # not "only three ties": 1, 1, 1 scores three too
 
 
+def test_status_before_a_big_tables_first_roll_off_roll_says_the_seat_order_as_at_a_games_opening():
+    # Found by a review: the roll-off's opening says the players roll "in seat order from Ann" without naming
+    # them, and status there said only "Roll-off for who goes first. Ann, roll three dice."; a game's
+    # opening at a big table is followed by the seat order on status. Once rolls are scored, the standing.
+    seats = ("Seat order: Ann, Bob, Cy, Di, Ed, Flo, Gus, Hal, Ivy, Jo, Kim, Lu, Max, Ned, Oli, Pam, Quin, Ros, "
+             "Sam and Tess.")
+    ref = Referee(GameConfig.create(BIG), first_player="roll-off")
+    assert said(ref.start()).startswith("Roll-off for who goes first: twenty players each roll three dice, in seat order")
+    assert said(ref.on_action("status")) == f"Roll-off for who goes first. {seats} Ann, roll three dice."
+    ref.on_roll(clear("1", "2", "3"))
+    assert "Seat order" not in said(ref.on_action("status"))
+    ref.on_action("undo")
+    assert said(ref.on_action("status")) == f"Roll-off for who goes first. {seats} Ann, roll three dice."
+    # A tie's round again is between the tied players only, said by name: no seat order.
+    for seat in range(20):
+        ref.on_roll(clear("6", "6", "6") if seat in (3, 9) else clear("1", "2", "3"))
+    assert said(ref.on_action("status")) == "Roll-off for who goes first: Di and Jo tied and roll again. Di, roll three dice."
+    # Seven players heard every name in the opening: status as before.
+    seven = Referee(GameConfig.create(BIG[:7]), first_player="roll-off")
+    seven.start()
+    assert said(seven.on_action("status")) == "Roll-off for who goes first. Ann, roll three dice."
+
+
 def test_status_in_a_roll_off_at_a_table_of_seven_says_each_score_as_before():
     ref = table(players=BIG[:7], first_player="roll-off")
     for faces in (("1", "2", "3"), ("6", "5", "4"), ("2", "2", "2")):
