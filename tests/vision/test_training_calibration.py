@@ -63,6 +63,33 @@ def test_held_out_frames_that_mix_pip_and_lcr_dice_are_not_calibrated_on():
     assert [kind for *_, kind, _ in cached] == ["wild", "pip", "wild"]
 
 
+def test_held_out_renders_are_read_as_the_kind_of_dice_they_were_rendered_with():
+    """Found in the twenty-second session: the kind was guessed from the faces, so an LCR render whose dice
+    all showed dots was read as pip dice, every LCR render as Wild dice, and a mixed render whose pip die
+    showed a one beside LCR dots was kept. Each render now carries its kind (the renderer's kinds take
+    turns, :func:`~lcr_pi.vision.training.scene_kind`)."""
+    from lcr_pi.vision.training import Sample, read_held_out, scene_kind
+
+    class NoDice:
+        settings = ReaderSettings(tta_rotations=2)
+        _classifier = None
+
+        def find_dice(self, image, doubt=None):
+            return []
+
+    def render(faces, index):
+        n = len(faces)
+        return Sample(np.zeros((48, 64, 3), np.uint8), [(10.0 + 20 * i, 10.0) for i in range(n)], [(8.0, 8.0)] * n,
+                      [0.0] * n, list(faces), held_out=True, source="synthetic", extra={"kind": scene_kind(index)})
+
+    # Scenes 0-3 are pip, LCR, Wild and mixed dice, and so on.
+    frames = [render(["1", "6"], 0), render(["1", "1"], 1), render(["L", "1"], 5), render(["W", "C"], 2),
+              render(["1", "L"], 3), render(["2", "cocked"], 7)]
+    cached = read_held_out(frames, NoDice())
+    assert [(label.faces, kind) for _, _, _, label, kind, _ in cached] == [
+        (("1", "6"), "pip"), (("dot", "dot"), "lcr"), (("L", "dot"), "lcr"), (("W", "C"), "wild")]
+
+
 def test_a_die_too_many_may_be_left_to_the_referees_count():
     """A frame read sure with a die too many is wrong, but at the table the referee's count of the dice
     against the player's chips asks about it: with ``max_silent_any`` the strict bound covers only
