@@ -1087,7 +1087,8 @@ def held_out_kind(sample: Sample) -> str | None:
     Found in the twenty-second session (model card, "thresholds per dice kind") and mended in the
     thirty-eighth: the kind was guessed from the faces, so an LCR render whose dice all showed dots was
     read as pip dice, every LCR render as Wild dice, and a mixed render whose pip die showed a one beside
-    LCR dots (both the class "1") was kept. Renders of a file without kinds are still guessed so.
+    LCR dots (both the class "1") was kept. A render without a kind (a sample made by hand) is still
+    guessed so.
 
     >>> def render(faces, kind=None):
     ...     return Sample(None, [], [], [], list(faces), True, "synthetic", {"kind": kind} if kind else {})
@@ -1099,7 +1100,7 @@ def held_out_kind(sample: Sample) -> str | None:
     if sample.source != "synthetic":
         return "pip"
     kind = sample.extra.get("kind")
-    if kind is None:  # a file of scenes without kinds: guessed from the faces, as before
+    if kind is None:  # not from iter_scenes: guessed from the faces, as before
         if mixes_kinds(sample.faces):
             return None
         return "wild" if any(f in ("L", "C", "R", "W") for f in sample.faces) else "pip"
