@@ -18,6 +18,7 @@ import errno
 import json
 import logging
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -426,6 +427,36 @@ def check_state_dir(path: Path, *, write: Callable[[Path, bytes], None] = write_
     return Check("state folder", "PASS", f"{path} is writable")
 
 
+#: The service the Pi runs at power-on (``systemd/lcr-pi.service``).
+SERVICE = "lcr-pi"
+
+
+def service_is_running(unit: str = SERVICE, *, run: Callable = subprocess.run) -> bool:
+    """Whether systemd runs ``unit`` now (``systemctl is-active``); False where there is no systemd or
+    it cannot tell (a laptop, a container), or it does not answer within 5 seconds."""
+    try:
+        return run(["systemctl", "is-active", "--quiet", unit], timeout=5, check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def check_service(running: bool, unit: str = SERVICE) -> Check | None:
+    """A warning when the service runs: it holds the camera and the pins, so the doctor's camera, LED
+    and button checks would fail for that alone. None when it does not (nothing to say). Before
+    2026-12-05 the doctor always printed "stop the service first", on a laptop too.
+
+    >>> check_service(True).detail.startswith("the lcr-pi service is running")
+    True
+    >>> check_service(False) is None
+    True
+    """
+    if not running:
+        return None
+    return Check("service", "WARN", f"the {unit} service is running and holds the camera and the pins, so "
+                                    f"their checks fail for that alone: stop it (sudo systemctl stop {unit}), run "
+                                    f"the doctor again, then start it (sudo systemctl start {unit})")
+
+
 # -- all together ----------------------------------------------------------------------------------------
 
 
@@ -447,6 +478,7 @@ class DoctorRig:
     blink_on_s: float = 0.3
     blink_off_s: float = 0.3
     camera_tries: int = 50
+    service_running: Callable[[], bool] = service_is_running
 
 
 def _default_speaker(settings: Settings):
@@ -497,6 +529,9 @@ def run_doctor(settings: Settings, rig: DoctorRig | None = None, *, camera: str 
 
     for check in checks:
         print(f"{check.status:<5} {check.name}: {check.detail}", file=out, flush=True)
+    service = check_service(rig.service_running())
+    if service is not None:
+        show(service)
 
     # The game the night would play: a setup made with the buttons wins over the file (found by an
     # audit: the pins were checked for the file's players, run warned of the remembered ones').

@@ -571,3 +571,49 @@ def test_the_spoken_summary_says_why_each_check_failed_and_what_to_do():
         "Check finished: 1 passed, 2 failed. Camera: camera 0: cannot open it. Without a camera, play with typed "
         "rolls (--dice keyboard). Disk: only 12 MB free: the game cannot be saved safely; delete files or use a "
         "bigger card.")
+
+
+def test_the_service_is_asked_whether_it_runs_and_no_answer_is_not_running():
+    import subprocess
+
+    from lcr_pi.doctor import service_is_running
+
+    asked = []
+
+    def answers(code=None, error=None):
+        def run(command, **kw):
+            asked.append(command)
+            if error is not None:
+                raise error
+            return subprocess.CompletedProcess(command, code)
+        return run
+
+    assert service_is_running(run=answers(0)) is True
+    assert asked[-1] == ["systemctl", "is-active", "--quiet", "lcr-pi"]
+    assert service_is_running(run=answers(3)) is False  # inactive, or no such unit
+    assert service_is_running(run=answers(error=FileNotFoundError("systemctl"))) is False  # no systemd
+    assert service_is_running(run=answers(error=subprocess.TimeoutExpired("systemctl", 5))) is False
+
+
+@pytest.mark.parametrize("running", [True, False])
+def test_the_doctor_warns_that_the_service_holds_the_camera_only_when_it_runs(tmp_path, capsys, monkeypatch, factory,
+                                                                            running):
+    # Found by a review: the doctor always printed "stop the service first", on a laptop with no service too;
+    # on a Pi with the service running, its camera and pin checks then failed with no word of why in the list.
+    monkeypatch.setenv("ALSA_CARD", "9")
+    config = tmp_path / "lcr-pi.toml"
+    config.write_text(GPIO_TOML + f"[storage]\nstate_dir = '{tmp_path / 'state'}'\n")
+    args = argparse.Namespace(config=str(config), skip_buttons=True, camera=str(tmp_path / "no-camera"),
+                              state_dir=None, button_timeout=1.0, calibration=None)
+    monkeypatch.setattr(doctor_command, "DoctorRig",
+                        lambda **kw: DoctorRig(pin_factory=factory, blink_on_s=0.01, blink_off_s=0.01,
+                                               service_running=lambda: running, **kw))
+    doctor_command.run(args)
+    out = capsys.readouterr().out
+    assert "stop the service first" not in out
+    report = out[out.rindex("\n\n", 0, out.rindex("\n\n")) :]
+    warning = re.search(r"^WARN  service +the lcr-pi service is running and holds the camera and the pins, so their "
+                        r"checks fail for that alone: stop it \(sudo systemctl stop lcr-pi\), run the doctor again, "
+                        r"then start it \(sudo systemctl start lcr-pi\)$", report, re.M)
+    assert bool(warning) is running
+    assert out.lstrip().startswith("PASS  settings")  # the settings first, then the service, as the list says them

@@ -33,7 +33,6 @@ def run(args) -> int:
     settings, settings_check = check_settings(config, load_settings)
     if args.state_dir:
         settings = replace(settings, storage=replace(settings.storage, state_dir=args.state_dir))
-    print("lcr-pi doctor: stop the service first (sudo systemctl stop lcr-pi): it holds the camera and the pins.")
     rig = DoctorRig(button_timeout_s=args.button_timeout,
                     calibration=Path(args.calibration) if args.calibration else None)
     checks = run_doctor(settings, rig, camera=args.camera, skip_buttons=args.skip_buttons, first=[settings_check])
