@@ -435,7 +435,10 @@ def service_is_running(unit: str = SERVICE, *, run: Callable = subprocess.run) -
     """Whether systemd runs ``unit`` now (``systemctl is-active``); False where there is no systemd or
     it cannot tell (a laptop, a container), or it does not answer within 5 seconds."""
     try:
-        return run(["systemctl", "is-active", "--quiet", unit], timeout=5, check=False).returncode == 0
+        # Its own words are not the doctor's: without systemd (a container) it says "System has not been
+        # booted with systemd" on the terminal.
+        return run(["systemctl", "is-active", "--quiet", unit], timeout=5, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
