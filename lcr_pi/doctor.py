@@ -72,12 +72,18 @@ def spoken_summary(checks: Sequence[Check]) -> str:
     'Check finished: 1 passed, 1 failed. Camera: no camera found. Plug it in.'
     >>> spoken_summary([Check("disk", "PASS", "y")])
     'Check finished: everything passed.'
+
+    With the service running, why the camera and the pins failed is said first (it is only a warning row):
+
+    >>> spoken_summary([check_service(True), Check("camera", "FAIL", "cannot open it")])[:92]
+    'Check finished: 0 passed, 1 failed. Service: the lcr-pi service is running and holds the cam'
     """
     failed = [c for c in checks if c.status == "FAIL"]
     passed = sum(c.status == "PASS" for c in checks)
     if not failed:
         return "Check finished: everything passed." if passed else "Check finished: nothing could be checked."
-    reasons = " ".join(f"{c.name[:1].upper()}{c.name[1:]}: {c.detail.rstrip('. ')}." for c in failed)
+    held = [c for c in checks if c.name == "service" and c.status == "WARN"]
+    reasons = " ".join(f"{c.name[:1].upper()}{c.name[1:]}: {c.detail.rstrip('. ')}." for c in held + failed)
     return f"Check finished: {passed} passed, {len(failed)} failed. {reasons}"
 
 
