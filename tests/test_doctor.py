@@ -498,14 +498,22 @@ def test_the_whole_doctor_on_mock_pins_a_folder_camera_and_wav_speech(tmp_path, 
     assert "PASS  camera" in format_report(checks)
 
 
-def test_the_command_prints_the_list_and_exits_non_zero_on_a_failure(tmp_path, capsys, monkeypatch, factory):
+def _doctor_command(tmp_path, monkeypatch, factory, **rig):
+    """``lcr-pi doctor``'s arguments for a table on mock pins with no camera and no sound card (``rig``: more
+    of the DoctorRig's doubles; by default no service runs), the command's DoctorRig made so."""
+    rig.setdefault("service_running", lambda: False)
     monkeypatch.setenv("ALSA_CARD", "9")
     config = tmp_path / "lcr-pi.toml"
     config.write_text(GPIO_TOML + f"[storage]\nstate_dir = '{tmp_path / 'state'}'\n")
-    args = argparse.Namespace(config=str(config), skip_buttons=True, camera=str(tmp_path / "no-camera"),
-                              state_dir=None, button_timeout=1.0, calibration=None)
     monkeypatch.setattr(doctor_command, "DoctorRig",
-                        lambda **kw: DoctorRig(pin_factory=factory, blink_on_s=0.01, blink_off_s=0.01, **kw))
+                        lambda **kw: DoctorRig(pin_factory=factory, blink_on_s=0.01, blink_off_s=0.01, **rig, **kw))
+    return argparse.Namespace(config=str(config), skip_buttons=True, camera=str(tmp_path / "no-camera"),
+                              state_dir=None, button_timeout=1.0, calibration=None)
+
+
+def test_the_command_prints_the_list_and_exits_non_zero_on_a_failure(tmp_path, capsys, monkeypatch, factory):
+    args = _doctor_command(tmp_path, monkeypatch, factory)
+    config = args.config
     status = doctor_command.run(args)
     out = capsys.readouterr().out
     assert status == 1
@@ -604,15 +612,7 @@ def test_the_doctor_warns_that_the_service_holds_the_camera_only_when_it_runs(tm
                                                                             running):
     # Found by a review: the doctor always printed "stop the service first", on a laptop with no service too;
     # on a Pi with the service running, its camera and pin checks then failed with no word of why in the list.
-    monkeypatch.setenv("ALSA_CARD", "9")
-    config = tmp_path / "lcr-pi.toml"
-    config.write_text(GPIO_TOML + f"[storage]\nstate_dir = '{tmp_path / 'state'}'\n")
-    args = argparse.Namespace(config=str(config), skip_buttons=True, camera=str(tmp_path / "no-camera"),
-                              state_dir=None, button_timeout=1.0, calibration=None)
-    monkeypatch.setattr(doctor_command, "DoctorRig",
-                        lambda **kw: DoctorRig(pin_factory=factory, blink_on_s=0.01, blink_off_s=0.01,
-                                               service_running=lambda: running, **kw))
-    doctor_command.run(args)
+    doctor_command.run(_doctor_command(tmp_path, monkeypatch, factory, service_running=lambda: running))
     out = capsys.readouterr().out
     assert "stop the service first" not in out
     report = out[out.rindex("\n\n", 0, out.rindex("\n\n")) :]
