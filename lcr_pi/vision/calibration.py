@@ -143,12 +143,10 @@ def find_tray(image: np.ndarray, *, work_side: int = 160) -> TrayRegion:
         return full  # nothing tray-like around the middle: read the whole view
     x, y, bw, bh = cv2.boundingRect(hull)
     x, y, x1, y1 = _to_shaded_edges(small, (x, y, x + bw, y + bh))
-    bw, bh = x1 - x, y1 - y
-    box = (int(math.floor(x / f)), int(math.floor(y / f)), min(w, int(math.ceil((x + bw) / f))), min(h, int(math.ceil((y + bh) / f))))
+    box = (int(math.floor(x / f)), int(math.floor(y / f)), min(w, int(math.ceil(x1 / f))), min(h, int(math.ceil(y1 / f))))
     outline = tuple((int(round(px / f)), int(round(py / f))) for px, py in hull.reshape(-1, 2))
     if (box[2] - box[0]) * (box[3] - box[1]) > 0.95 * w * h:
         return TrayRegion((0, 0, w, h), "frame", outline)
-    (_, _), (ew, eh), _ = cv2.minAreaRect(hull)
     perimeter = cv2.arcLength(hull, True)
     roundness = 4 * math.pi * hull_area / max(perimeter ** 2, 1e-9)  # 1 for a circle, 0.785 for a square
     shape = "round" if roundness > 0.86 else "rect"
