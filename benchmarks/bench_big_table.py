@@ -34,7 +34,6 @@ from lcr_pi.stats.policy import choose_victims  # noqa: E402
 from lcr_pi.stats.turns import Rules  # noqa: E402
 
 
-
 def _turn_words(config: GameConfig, seed: int) -> tuple[list[int], int]:
     """Words said after each roll of one whole game, and the status report's words after five rolls."""
     rng = np.random.default_rng(seed)

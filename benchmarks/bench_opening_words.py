@@ -25,7 +25,6 @@ from lcr_pi.referee import Referee, RollObservation, said
 from lcr_pi.rules import GameConfig, SeriesRules
 
 
-
 def opening_after_roll_off(players: int) -> int:
     """The game's opening that follows a roll-off, from "A new game" on: the last seat rolls highest."""
     ref = Referee(GameConfig.create(NAMES[:players]), first_player="roll-off")
