@@ -176,19 +176,19 @@ def _no_further(problem: str, ev: float, start: float, found) -> str:
 BRIGHTENED = 2 ** 0.5
 
 
-def _still_brightening(problem: str, name: str, ev: float, darker: list, metadata: dict) -> None:
+def _still_brightening(problem: str, name: str, ev: float, last_dark: tuple | None, metadata: dict) -> tuple:
     """Refuse a picture too dark at ``ev`` (``problem``) when the last picture found too dark, at a lower
-    compensation (``darker``: each one's compensation and exposure, oldest first), was exposed about as
+    compensation (``last_dark``: its compensation and exposure, None before any), was exposed about as
     much: ``ExposureTime`` times ``AnalogueGain`` of ``metadata`` grew by less than :data:`BRIGHTENED`.
     Raising the compensation changed nothing then, and a higher ``--ev`` would not either. Otherwise
-    this picture's compensation and exposure are added to ``darker``."""
+    this picture's compensation and exposure are returned, the next one's ``last_dark``."""
     exposure = float(metadata.get("ExposureTime", 0)) * float(metadata.get("AnalogueGain", 0))
-    if darker and darker[-1][0] < ev and exposure < BRIGHTENED * darker[-1][1]:
+    if last_dark is not None and last_dark[0] < ev and exposure < BRIGHTENED * last_dark[1]:
         raise refusal(name, f"{problem}. The Pi camera's exposure compensation was raised to {ev:+g} EV and its "
                             "picture did not brighten: the camera is at its longest exposure and highest gain already "
                             f"(exposure {metadata.get('ExposureTime')} us, gain {metadata.get('AnalogueGain')}), so "
                             "only more light on the tray helps")
-    darker.append((ev, exposure))
+    return ev, exposure
 
 
 def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=None):
@@ -231,12 +231,12 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
     again = "" if recording else " (or type back and Enter to take the empty tray's picture again)"
     taken: dict = {}  # "empty", "dice" -> (picture, the exposure compensation it was taken at)
     found: list = []  # (exposure compensation, problem) of every picture refused at it, both steps
-    darker: list = []  # (exposure compensation, exposure time x gain) of every picture found too dark
+    last_dark = None  # (exposure compensation, exposure time x gain) of the last picture found too dark
     controls: dict = {}
 
     def fit(step, name, seconds, check=None):
         """A picture fit to calibrate from at this step, at another exposure if need be (the Pi camera)."""
-        nonlocal now
+        nonlocal now, last_dark
         while True:
             picture = _settled_frame(source, seconds, last=step == "dice")
             problem = unfit_problem(picture, tray)
@@ -245,7 +245,7 @@ def camera_pictures(source, tray=None, *, ask, say=print, dice_problem=None, ev=
             if not problem:
                 return picture
             if pi and exposure_way(problem) > 0:
-                _still_brightening(problem, name, now, darker, source.camera.capture_metadata())
+                last_dark = _still_brightening(problem, name, now, last_dark, source.camera.capture_metadata())
             after = next_exposure(problem, now, start, found) if pi else None
             if after is None:
                 raise refusal(name, problem + (_no_further(problem, now, start, found) if pi else ""))
