@@ -39,6 +39,7 @@ Saved as ``.npz`` (see ``calibration/README.md``).
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import math
@@ -57,7 +58,7 @@ from lcr_pi.persist import write_atomic
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
 from lcr_pi.vision.dataset import KIND_FACES
-from lcr_pi.vision.reader import FRAME_CHOOSES, check_frame, unsettled
+from lcr_pi.vision.reader import FRAME_CHOOSES, FrameMemo, check_frame, unsettled
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -1379,8 +1380,14 @@ class TaughtReader:
                 self.features = FeatureMatcher(net, taught.crops, taught.crop_faces)
             except cv2.error:
                 self.features = None  # a classifier without the pooled features: the descriptors alone
+        # The reader's detector finds, which its FrameMemo keeps: a sure one on a taught die vouches
+        # for it (relabel). A reader that keeps none (a stand-in) vouches for no die.
+        self._keeps_finds = "memo" in inspect.signature(reader.read).parameters
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
+        memo = options.get("memo")
+        if memo is None and self._keeps_finds:
+            memo = options["memo"] = FrameMemo()
         reading = self.reader.read(frame, dice_kind=dice_kind, **options)
         if not kind_fits(self.taught.kind, dice_kind):
             return reading  # the game is set for another kind of dice: the taught set is not on the table
@@ -1389,9 +1396,12 @@ class TaughtReader:
         # The picture as the reader saw it (grey, one-channel and BGRA frames made BGR): the taught
         # set looks at the same pixels (found by an audit: an (H, W, 1) frame crashed here).
         frame = check_frame(frame)
-        blurred = getattr(getattr(self.reader, "settings", None), "blurred_sharpness", 0.09)
+        settings = getattr(self.reader, "settings", None)
+        blurred = getattr(settings, "blurred_sharpness", 0.09)
+        sure_detection = getattr(settings, "sure_detection", 0.3)
+        finds = [d for d in getattr(memo, "faces", ()) if d.score >= sure_detection]
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
-                       features=self.features)
+                       features=self.features, finds=finds)
 
 
 KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
@@ -1479,8 +1489,45 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     return replace(t, confidence=min(t.confidence, 0.5))
 
 
+# A die only the taught body colour found (the reader kept no die on it) is at most unsure, but for
+# one on which the reader's detector has a sure find, centred on it (as _same_die) and of its size
+# (VOUCHED_SIZE times its side): the classifier, which never saw the design, called the find no die
+# and the reader dropped it, yet a die is there. Not when another taught find lies nearer than
+# VOUCHED_APART times their mean side: two flat dice are at least a side apart, so one of the two is
+# the other's side face (at dev table 709 an engraved die's side was so read as a die of its own, a
+# die too many, without it). Measured on 2026-12-05 (bench_teach_table.py; README, teach, "A sure
+# find vouches for a die"): dev tables 701-710, three designs, 4 of 30 sessions read more taught dice
+# (painted at 701: 82.4 -> 95.2 %), none fewer, no frame more sure and wrong; tables 1-3 (the
+# benchmark): painted 85.5 -> 87.7 %, words and engraved as before.
+VOUCHED_SIZE = (0.6, 1.6)
+VOUCHED_APART = 1.0
+
+
+def vouched(t: TaughtDie, finds, found=()) -> bool:
+    """Whether a sure find of the reader's detector (``finds``: its Detections) vouches for taught die
+    ``t`` as a die: centred on it, of about its size, and no other taught find (``found``) on it.
+
+    >>> from lcr_pi.vision.detect import Detection
+    >>> square = lambda x, side=40: np.array([[x, 0], [x + side, 0], [x + side, side], [x, side]], np.float64)
+    >>> t = TaughtDie("L", 0.9, square(0), 0.1)
+    >>> vouched(t, [Detection(22, 18, 44, 44, 0.0, 0.8)]), vouched(t, [Detection(22, 18, 12, 12, 0.0, 0.8)])
+    (True, False)
+    >>> vouched(t, [Detection(90, 18, 40, 40, 0.0, 0.8)]), vouched(t, [])
+    (False, False)
+    >>> side_face = TaughtDie("dot", 0.9, square(28), 0.1)   # 0.7 sides away: one is the other's side
+    >>> vouched(t, [Detection(22, 18, 44, 44, 0.0, 0.8)], [t, side_face])
+    False
+    >>> vouched(t, [Detection(22, 18, 44, 44, 0.0, 0.8)], [t, TaughtDie("dot", 0.9, square(44), 0.1)])
+    True
+    """
+    lo, hi = VOUCHED_SIZE
+    if any(k is not t and np.linalg.norm(k.centre - t.centre) < VOUCHED_APART * (k.side + t.side) / 2 for k in found):
+        return False
+    return any(_inside((d.cx, d.cy), t.corners, grow=1.3) and lo <= d.side / max(t.side, 1e-6) <= hi for d in finds)
+
+
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
-            blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None):
+            blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=()):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
@@ -1490,6 +1537,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     die in the frame the reading is returned unchanged, but for the dice's ``could_be``, which is
     emptied (see below). With ``features`` (a :class:`FeatureMatcher`
     for this set) each taught die also gets :func:`second_opinion`.
+
+    ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
+    die that only the body colour found (:func:`vouched`).
 
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
     design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
@@ -1510,9 +1560,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found)) for t, v in zip(found, views)]
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
-    # look-alike: it makes the frame unsure rather than being announced.
-    found = [t if any(_same_die(d, t) for d in reading.dice) else replace(t, confidence=min(t.confidence, 0.5))
-             for t in found]
+    # look-alike: it makes the frame unsure rather than being announced, unless a sure find of the
+    # reader's detector (``finds``, which its classifier then called no die) vouches for it.
+    found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(t, finds, found)
+             else replace(t, confidence=min(t.confidence, 0.5)) for t in found]
     # A die the reader is sure of: if the taught set names it the same (a pip 1 is the dot face), the
     # reader's die stands; if it names it otherwise, one of them is wrong, and the die is unsure.
     settled, named = [], {}
