@@ -1382,7 +1382,8 @@ class TaughtReader:
                 self.features = None  # a classifier without the pooled features: the descriptors alone
         # The reader's detector finds, which its FrameMemo keeps: a sure one on a taught die vouches
         # for it (relabel). A reader that keeps none (a stand-in) vouches for no die.
-        self._keeps_finds = "memo" in inspect.signature(reader.read).parameters
+        read = getattr(reader, "read", None)
+        self._keeps_finds = callable(read) and "memo" in inspect.signature(read).parameters
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
         memo = options.get("memo")
