@@ -39,8 +39,9 @@ import bench_teach_table as btt  # noqa: E402
 from lcr_pi.vision import teach as T  # noqa: E402
 
 
-def traced_relabel(reading, frame, taught, features, sure=0.6, dets=()):
-    """relabel's decisions, per taught die: (TaughtDie, reason for doubt or '')."""
+def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3):
+    """relabel's decisions, per taught die: (TaughtDie, reason for doubt or ''). ``dets``: the
+    detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die."""
     found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice])
     def parts(t):
         if not t.distances or t.face not in t.distances:
@@ -80,11 +81,13 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=()):
     res = []
     for t in found:
         r = why[id(t)]
-        if not any(T._same_die(d, t) for d in reading.dice) and t.confidence >= sure:
+        if (not any(T._same_die(d, t) for d in reading.dice) and t.confidence >= sure
+                and not T.vouched(t, [d for d in dets if d.score >= sure_detection], found)):
             near = [d.score for d in dets if T._inside((d.cx, d.cy), t.corners, 1.3)]
             best = max(near, default=0.0)
             t, r = replace(t, confidence=min(t.confidence, 0.5)), "colour only" + (
-                " (detector sure there)" if best >= 0.25 else " (detector weak there)" if near else " (no detection)")
+                " (detector sure there, not vouching)" if best >= sure_detection
+                else " (detector weak there)" if near else " (no detection)")
         sure_here = [d for d in reading.dice if d.sure and T._same_die(d, t)]
         if sure_here and not all(d.face == t.face or {d.face, t.face} == {"1", "dot"} for d in sure_here):
             if t.confidence >= sure:
@@ -148,7 +151,8 @@ def main():
                                          "box_kind": "die"})()
                 base = reader.read(image, dice_kind="lcr")
                 reading = tr.read(image, dice_kind="lcr")
-                traced = traced_relabel(base, T.check_frame(image), taught, tr.features, dets=reader.find_dice(image) or [])
+                traced = traced_relabel(base, T.check_frame(image), taught, tr.features, dets=reader.find_dice(image) or [],
+                                        sure_detection=reader.settings.sure_detection)
                 pairs = dict(match_dice(item, reading) or [])
                 obstructed = reading.verdict == "obstructed"
                 unsure_reads = set(reading.unsure_dice)
