@@ -79,10 +79,11 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
             new.append(n)
         found = new
     res = []
+    sure_finds = [d for d in dets if d.score >= sure_detection]
     for t in found:
         r = why[id(t)]
         if (not any(T._same_die(d, t) for d in reading.dice) and t.confidence >= sure
-                and not T.vouched(t, [d for d in dets if d.score >= sure_detection], found)):
+                and not T.vouched(t, sure_finds, found)):
             near = [d.score for d in dets if T._inside((d.cx, d.cy), t.corners, 1.3)]
             best = max(near, default=0.0)
             t, r = replace(t, confidence=min(t.confidence, 0.5)), "colour only" + (
