@@ -161,7 +161,7 @@ def player_examples(reader, scenes, views: int, empty=None) -> tuple[dict[str, l
         if outline is None:
             refused += 1
             continue
-        examples[die.face].append(view_context(image, outline))
+        examples[die.face].append(view_context(image, outline, empty))
     return examples, refused
 
 

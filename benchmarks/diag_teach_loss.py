@@ -137,7 +137,7 @@ def main():
                 if outline is None:
                     continue
                 counts[die.face] = counts.get(die.face, 0) + 1
-                used = T.view_outline(image, outline)
+                used = T.view_outline(image, outline, empty)
                 offs.append((die.face, T.mean_side(used) / T.mean_side(die.corners),
                              np.linalg.norm(np.mean(used, 0) - die.corners.mean(0)) / T.mean_side(die.corners)))
             try:

@@ -5,7 +5,8 @@ tray, is then not taken for your die), then for each face asks you to put one di
 showing that face, a few times (turn it between views), pressing Enter each time; typing ``back``
 (or ``undo``) and Enter takes the last view back (a wrong face shown, a blurred view). From a folder: a
 labelled roll folder (``../shared/data/README.md`` format) of your dice; labels with ``corners`` or ``boxes`` are
-used as they are, otherwise the reader finds the single die in each picture.
+used as they are, otherwise the reader finds the single die in each picture; ``--empty IMAGE``, a
+picture of the empty tray from the same camera, does for a folder what the camera's empty tray does.
 The taught set goes to ``calibration/teach-DESIGN.npz``; the game uses it when present.
 """
 
@@ -31,6 +32,9 @@ def add_arguments(parser) -> None:
     src.add_argument("--camera", metavar="SOURCE", default=None,
                      help="frame source: auto, picamera2, webcam:N, a video file or a folder (default: auto)")
     src.add_argument("--folder", metavar="DIR", default=None, help="a labelled roll folder of the dice instead")
+    parser.add_argument("--empty", metavar="IMAGE", default=None,
+                        help="with --folder: a picture of the empty tray from the same camera; what is found there is not "
+                             "taken for a die, and each die is measured as what changed since (from the camera it is asked for)")
     parser.add_argument("--name", required=True, help="a name for the dice design, e.g. star-dice")
     parser.add_argument("--out", default=None,
                         help=f"where to save (default: {CALIBRATION_DIR}/teach-NAME.npz, where lcr-pi run looks unless [reader] teach names another file)")
@@ -178,13 +182,16 @@ def _checked_corners(value, where: str) -> list:
     return value
 
 
-def examples_from_folder(folder, reader=None) -> dict:
-    """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``."""
+def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -> dict:
+    """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``; ``empty`` is a
+    picture of the empty tray from the same camera, or None (see :func:`examples_from_camera`)."""
     from lcr_pi.vision.dataset import load_roll_folder, read_image
     from lcr_pi.vision.teach import view_context
 
     folder = Path(folder)
     items = load_roll_folder(folder)
+    there = already_there(reader, empty) if reader is not None and empty is not None else ()
+    other_size = set()
     corners_by_line = {}
     for number, line in enumerate((folder / "labels.jsonl").read_text(encoding="utf-8-sig").splitlines(), start=1):
         if line.strip():
@@ -194,6 +201,10 @@ def examples_from_folder(folder, reader=None) -> dict:
     examples: dict[str, list] = {}
     for item in items:
         image = read_image(item.image_path)
+        if empty is not None and empty.shape != image.shape and not other_size:
+            other_size.add(item.image_path.name)
+            print(f"note: {item.image_path.name} is {image.shape[1]}x{image.shape[0]} and the empty tray "
+                  f"{empty.shape[1]}x{empty.shape[0]}; pictures of another size are not compared with it")
         corners = corners_by_line.get(item.line_number)
         if corners is not None and len(corners) == len(item.faces):
             quads = corners
@@ -201,7 +212,8 @@ def examples_from_folder(folder, reader=None) -> dict:
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
             try:
-                outline, _ = die_shown(reader, image)
+                same_camera = empty is not None and empty.shape == image.shape
+                outline, _ = die_shown(reader, image, there=there if same_camera else ())
             except UserError as exc:  # a picture the reader refuses (too small): which one
                 raise UserError(f"{item.image_path}: {exc}") from None
             if outline is None:
@@ -212,7 +224,7 @@ def examples_from_folder(folder, reader=None) -> dict:
             print(f"note: {item.image_path.name}: no corners or boxes and not a single die; skipped")
             continue
         for face, quad in zip(item.faces, quads):
-            examples.setdefault(face, []).append(view_context(image, quad))
+            examples.setdefault(face, []).append(view_context(image, quad, empty))
     return examples
 
 
@@ -240,7 +252,8 @@ def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=pr
     from lcr_pi.vision.teach import view_context
 
     ask("Empty the tray (no dice in it), then press Enter ")
-    there = already_there(reader, _newest_frame(source))
+    empty = _newest_frame(source)
+    there = already_there(reader, empty)
     taken: list[tuple[str, np.ndarray]] = []
     while len(taken) < views * len(faces):
         face, k = faces[len(taken) // views], len(taken) % views
@@ -258,7 +271,7 @@ def examples_from_camera(source, reader, faces, views: int, *, ask=input, say=pr
         if outline is None:
             say(f"I see {'no' if not dice else 'more than one'} die; put exactly one die in the tray and try again.")
             continue
-        taken.append((face, view_context(frame, outline)))
+        taken.append((face, view_context(frame, outline, empty)))
     examples: dict[str, list] = {}
     for face, view in taken:
         examples.setdefault(face, []).append(view)
@@ -278,12 +291,17 @@ def run(args) -> int:
     check_writable(out, "the taught dice")  # before the teaching, not after it
     if not 1 <= args.views <= 20:
         raise UserError(f"--views {args.views}: give 1 to 20 views of each face")
+    if args.empty and not args.folder:
+        raise UserError("--empty goes with --folder (from the camera, the empty tray is asked for first)")
     if args.folder:
+        from lcr_pi.vision.dataset import read_image
+
+        empty = read_image(args.empty) if args.empty else None
         try:
             reader = DiceReader(args.models)
         except UserError:
             reader = None  # labels with corners or boxes need no reader
-        examples = examples_from_folder(args.folder, reader)
+        examples = examples_from_folder(args.folder, reader, empty)
     else:
         from lcr_pi.camera import open_frame_source
 

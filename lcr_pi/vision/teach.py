@@ -1299,13 +1299,21 @@ def _overlap(a, b) -> float:
     return float(inter) / area
 
 
-def view_outline(frame: np.ndarray, corners) -> np.ndarray:
+def view_outline(frame: np.ndarray, corners, empty: np.ndarray | None = None) -> np.ndarray:
     """The outline a view of a die is cut by, for teaching and reading alike: the given outline
     (the reader's, or a label's) unless the die measured from the picture (:func:`die_outline`)
-    says it is far off (less than half or more than twice the size, or centred off the die)."""
+    says it is far off (less than half or more than twice the size, or centred off the die).
+    ``empty``, a picture of the empty tray from the same camera (teaching has one), lets the die be
+    measured as what changed since: a die of much the tray's colour is measured whole, not by its print."""
     given = np.asarray(corners, np.float64).reshape(4, 2)
-    measured = die_outline(frame, given)
+    measured = die_outline(frame, given, empty=_same_shape(empty, frame))
     return measured if measured is not None and _far_off(given, measured) else given
+
+
+def _same_shape(empty: np.ndarray | None, frame: np.ndarray) -> np.ndarray | None:
+    """The empty tray's picture, when it can be compared with ``frame`` (a picture of another size,
+    e.g. the camera's resolution changed, cannot)."""
+    return empty if empty is not None and empty.shape == frame.shape else None
 
 
 def _far_off(given: np.ndarray, measured: np.ndarray) -> bool:
@@ -1313,9 +1321,10 @@ def _far_off(given: np.ndarray, measured: np.ndarray) -> bool:
     return not 0.5 < g / m < 2.0 or float(np.linalg.norm(given.mean(0) - measured.mean(0))) > 0.4 * m
 
 
-def view_context(frame: np.ndarray, corners) -> np.ndarray:
-    """The context crop (:func:`face_context`) of the die at a rough outline, as teaching keeps it."""
-    return face_context(frame, view_outline(frame, corners))
+def view_context(frame: np.ndarray, corners, empty: np.ndarray | None = None) -> np.ndarray:
+    """The context crop (:func:`face_context`) of the die at a rough outline, as teaching keeps it
+    (``empty``: the empty tray, see :func:`view_outline`)."""
+    return face_context(frame, view_outline(frame, corners, empty))
 
 
 class FeatureMatcher:
@@ -1685,26 +1694,65 @@ def _square(cx: float, cy: float, side: float) -> np.ndarray:
     return np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]], np.float64)
 
 
-def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int):
+def _ring(a: np.ndarray) -> np.ndarray:
+    return np.concatenate([a[0], a[-1], a[1:-1, 0], a[1:-1, -1]])
+
+
+def _window(image: np.ndarray, oy: int, ox: int, shape, size) -> np.ndarray:
+    """The window of ``image`` at (ox, oy) of ``shape``, shrunk to ``size`` and smoothed."""
+    roi = image[oy:oy + shape[0], ox:ox + shape[1]]
+    return cv2.GaussianBlur(cv2.resize(roi, size, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
+
+
+#: With a picture of the empty tray, a pixel of the tray's colour that is darker than the empty tray
+#: there, but keeps more than this share of its light, is in the die's shadow, not the die.
+SHADOW_KEEPS = 0.45
+
+
+def _changed(small: np.ndarray, empty_small: np.ndarray) -> np.ndarray:
+    """Where a window differs from the same window of the empty tray: the die (0/1 mask).
+
+    Colour is compared as chromaticity (each channel's share of the light), which a shadow or the
+    lamp's falloff does not change, and brightness as a ratio; the window's edge (the tray around the
+    die) says how much change is the picture's grain, and how much the camera's exposure drifted
+    since the empty tray was taken."""
+    f, e = small.astype(np.float32), empty_small.astype(np.float32)
+    light_f, light_e = f.sum(2) + 30.0, e.sum(2) + 30.0  # + 30: a dark pixel's colour is mostly noise
+    colour = np.sqrt(((f / light_f[..., None] - e / light_e[..., None]) ** 2).sum(2)) * 100.0
+    ratio = light_f / light_e
+    ratio /= np.median(_ring(ratio))
+    colour_grain = float(np.median(_ring(colour))) * 1.5
+    ratio_grain = float(np.median(np.abs(_ring(ratio) - 1.0))) * 1.5
+    return ((colour > max(6.0, 3.0 * colour_grain))
+            | (ratio > 1.0 + max(0.15, 3.0 * ratio_grain))
+            | (ratio < SHADOW_KEEPS)).astype(np.uint8)
+
+
+def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int, empty: np.ndarray | None = None):
     """One look for the die at (cx, cy) in a window of half-side ``half``: (centre x, y, widest
-    circle's radius, whether the die's blob reaches the window's edge) in frame pixels, or None."""
+    circle's radius, whether the die's blob reaches the window's edge) in frame pixels, or None.
+    With ``empty`` (a picture of the empty tray from the same camera) the die is what changed since."""
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = int(cx - half), int(cy - half), int(cx + half) + 1, int(cy + half) + 1
     ox, oy = max(0, x0), max(0, y0)
-    roi = frame[oy:min(h, y1), ox:min(w, x1)]
-    if roi.shape[0] < 8 or roi.shape[1] < 8:
+    shape = (min(h, y1) - oy, min(w, x1) - ox)
+    if shape[0] < 8 or shape[1] < 8:
         return None
-    f = min(1.0, work / max(roi.shape[:2]))
-    small = cv2.resize(roi, (max(8, round(roi.shape[1] * f)), max(8, round(roi.shape[0] * f))), interpolation=cv2.INTER_AREA)
-    fx, fy = small.shape[1] / roi.shape[1], small.shape[0] / roi.shape[0]
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    ring = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
-    bg = np.median(ring, 0)
-    spread = np.median(np.abs(ring - bg), 0) * 1.5
-    # The die differs from the tray in colour or, much more than the tray's own grain, in brightness.
-    chroma = np.sqrt(((lab[..., 1:] - bg[1:]) ** 2).sum(2))
-    fg = ((chroma > max(8.0, 3.0 * float(np.hypot(*spread[1:]))))
-          | (np.abs(lab[..., 0] - bg[0]) > max(25.0, 3.0 * float(spread[0])))).astype(np.uint8)
+    f = min(1.0, work / max(shape))
+    size = (max(8, round(shape[1] * f)), max(8, round(shape[0] * f)))
+    fx, fy = size[0] / shape[1], size[1] / shape[0]
+    small = _window(frame, oy, ox, shape, size)
+    if empty is not None:
+        fg = _changed(small, _window(empty, oy, ox, shape, size))
+    else:
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+        ring = _ring(lab)
+        bg = np.median(ring, 0)
+        spread = np.median(np.abs(ring - bg), 0) * 1.5
+        # The die differs from the tray in colour or, much more than the tray's own grain, in brightness.
+        chroma = np.sqrt(((lab[..., 1:] - bg[1:]) ** 2).sum(2))
+        fg = ((chroma > max(8.0, 3.0 * float(np.hypot(*spread[1:]))))
+              | (np.abs(lab[..., 0] - bg[0]) > max(25.0, 3.0 * float(spread[0])))).astype(np.uint8)
     filled = _holes_filled(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
     sx, sy = (cx - ox) * fx, (cy - oy) * fy
     n, comp = cv2.connectedComponents(filled)
@@ -1742,7 +1790,7 @@ def _measure_die(frame: np.ndarray, cx: float, cy: float, half: float, work: int
     return x / fx + ox, y / fy + oy, radius / min(fx, fy), touches, quad
 
 
-def die_outline(frame: np.ndarray, corners, *, work: int = 80) -> np.ndarray | None:
+def die_outline(frame: np.ndarray, corners, *, work: int = 80, empty: np.ndarray | None = None) -> np.ndarray | None:
     """A square around the die at a rough outline, measured from the picture: the die is what
     differs from the tray around it; its centre and size are those of the widest circle inside
     it nearest the outline's centre (so a die touching another is not taken for both). The square
@@ -1759,14 +1807,14 @@ def die_outline(frame: np.ndarray, corners, *, work: int = 80) -> np.ndarray | N
     half = 3.2 * side
     found = None
     for _ in range(3):
-        found = _measure_die(frame, cx, cy, half, work)
+        found = _measure_die(frame, cx, cy, half, work, empty)
         if found is None:
             return None
         if not found[3] or half > max(h, w):
             break
         half *= 2  # the die (or the group it lies in) reaches past the window: look wider
     x, y, radius, _, quad = found
-    fine = _measure_die(frame, x, y, max(2.5 * radius, 8.0), work)
+    fine = _measure_die(frame, x, y, max(2.5 * radius, 8.0), work, empty)
     if fine is not None and not fine[3] and 0.7 < fine[2] / radius < 1.4:
         x, y, radius, _, quad = fine
     if not 0.15 * side <= 2 * radius <= 6 * side:

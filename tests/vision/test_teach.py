@@ -1111,3 +1111,104 @@ def test_a_set_taught_at_one_table_is_sure_of_a_clear_face_beyond_two_of_its_clo
     assert not close.judge({"L": FAMILIAR * 0.07 + 0.01, "C": 0.9, "R": 0.9, "dot": 0.9})[2]  # not of the set
     wide = replace(close, scale=0.2)  # a set whose views spread more judges as before
     assert wide.judge({"L": 0.45, "C": 0.9, "R": 0.9, "dot": 0.9})[1] == 0.75
+
+
+def _violet_die_on_blue_cloth(shadow: float | None = None):
+    """A picture of the empty tray (blue cloth under broad light and dark bands) and one with a violet
+    die on it, printed with a yellow ring; its true corners. Violet on blue differs from the cloth less
+    than the bands do, as at dev table 708, so only the print stands out from the tray around it."""
+    h, w = 480, 640
+    x = np.linspace(0, 1, w)[None, :, None]
+    shade = 0.55 + 0.45 * np.cos(2 * np.pi * (x * 1.3 + 0.1))
+    grain = np.random.default_rng(0).normal(0, 3, (h, w, 3))
+    empty = np.clip(np.array([170, 70, 40], np.float32) * shade * np.ones((h, 1, 1)) + grain, 0, 255).astype(np.uint8)
+    corners = np.array([[420, 200], [560, 215], [545, 355], [405, 340]], np.float64)
+    frame = empty.copy()
+    if shadow is not None:  # the die's shadow, cast down and to the right
+        under = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(under, (corners + 30).astype(np.int32), 1)
+        frame[under > 0] = (frame[under > 0] * shadow).astype(np.uint8)
+    cv2.fillConvexPoly(frame, corners.astype(np.int32), (120, 40, 90))
+    cv2.circle(frame, (483, 278), 28, (40, 200, 230), 9)
+    return empty, frame, corners
+
+
+def test_a_die_of_the_trays_colour_is_measured_whole_against_the_empty_tray():
+    """Teaching at dev table 708 (violet dice on blue cloth, 116 px) measured most views by their
+    print alone, so the taught faces were letters without their die (taught painted dice read 28 %).
+    With the picture of the empty tray that teaching takes first, the die is what changed since: its
+    shadow, a drift of the camera's exposure and an empty tray of another size are allowed for."""
+    from lcr_pi.vision.teach import die_outline, mean_side, view_outline
+
+    empty, frame, corners = _violet_die_on_blue_cloth()
+    side, middle = mean_side(corners), corners.mean(0)
+    mark = middle + (corners - middle) * 0.45  # the reader outlined the print only
+
+    def size_and_offset(outline):
+        return mean_side(outline) / side, float(np.linalg.norm(outline.mean(0) - middle)) / side
+
+    alone = die_outline(frame, mark)
+    assert alone is not None and size_and_offset(alone)[0] < 0.6  # without the empty tray: the print
+    assert size_and_offset(view_outline(frame, mark))[0] < 0.6
+    for tray in (empty, np.clip(empty * 1.12, 0, 255).astype(np.uint8)):  # as taken, and 12 % brighter
+        size, offset = size_and_offset(view_outline(frame, mark, tray))
+        assert 0.9 < size < 1.2 and offset < 0.05
+    shaded_empty, shaded, _ = _violet_die_on_blue_cloth(shadow=0.6)
+    size, offset = size_and_offset(view_outline(shaded, mark, shaded_empty))
+    assert 0.9 < size < 1.2 and offset < 0.05  # not the die and its shadow
+    # An empty tray of another size (the camera's resolution changed) is not compared: as without it.
+    assert np.allclose(view_outline(frame, mark, empty[:240]), view_outline(frame, mark))
+
+
+def test_teaching_at_a_table_of_dice_like_its_cloth_keeps_whole_faces():
+    """Dev table 708, painted dice: the first teaching picture, cut by the die's true corners. Without
+    the empty tray the die is measured by its print (an L) and the view is cut around that; with it,
+    the view is cut around the die."""
+    from lcr_pi.vision.teach import mean_side, view_outline
+
+    empty, _, teaching, _, _ = _table_bench().one_table(708, "violet-painted", (640, 480), 1, teach_pictures=1)
+    (image, scene), = teaching
+    (die,) = scene.dice
+    true_side = mean_side(die.corners)
+    assert mean_side(view_outline(image, die.corners)) / true_side < 0.4
+    with_empty = view_outline(image, die.corners, empty)
+    assert 0.9 < mean_side(with_empty) / true_side < 1.3
+    assert np.linalg.norm(with_empty.mean(0) - np.mean(die.corners, 0)) < 0.1 * true_side
+
+
+def test_teaching_from_a_folder_compares_each_picture_with_a_picture_of_the_empty_tray(tmp_path, capsys, monkeypatch):
+    """``lcr-pi teach --folder DIR --empty IMAGE`` measures each die against the empty tray, as teaching
+    from the camera does; a picture of another size is not compared, and a bad --empty is named."""
+    import lcr_pi.vision.teach as teach_module
+
+    empty, frame, corners = _violet_die_on_blue_cloth()
+    folder = tmp_path / "rolls"
+    (folder / "images").mkdir(parents=True)
+    lines = []
+    for k in range(4):
+        for face in ("L", "C", "R", "dot"):
+            name = f"{face}{k}.png"
+            cv2.imwrite(str(folder / "images" / name), frame if k else cv2.resize(frame, (320, 240)))
+            scale = 1.0 if k else 0.5
+            lines.append(json.dumps({"image": f"images/{name}", "faces": [face], "corners": [(corners * scale).tolist()]}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    compared = []
+    real_view_context = teach_module.view_context
+
+    def spy(image, quad, tray=None):
+        compared.append(tray is not None and tray.shape == image.shape)
+        return real_view_context(image, quad, tray)
+
+    monkeypatch.setattr(teach_module, "view_context", spy)
+    out = tmp_path / "t.npz"
+    args = ["teach", "--folder", str(folder), "--name", "v", "--kind", "lcr", "--out", str(out)]
+    assert main(args + ["--empty", str(tmp_path / "empty.png")]) == 0
+    said = capsys.readouterr().out
+    assert compared.count(True) == 12 and compared.count(False) == 4  # the 320x240 pictures are not compared
+    assert "is 320x240 and the empty tray 640x480" in said and "saved" in said
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n")
+    assert main(args + ["--empty", str(tmp_path / "broken.png")]) == 2
+    assert "broken.png: not a readable image" in capsys.readouterr().err
+    assert main(["teach", "--name", "v", "--empty", str(tmp_path / "empty.png"), "--out", str(out)]) == 2
+    assert "--empty goes with --folder" in capsys.readouterr().err
