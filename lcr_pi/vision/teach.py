@@ -1070,7 +1070,26 @@ class BodyMap:
         # gaps under a fifth of the face first shuts such an opening (not the wide angle between a
         # die's top face and a side face, nor the tray between two dice).
         near = float(self._closed_dt(side)[around].max())
-        return lo <= near <= hi
+        if near >= lo:
+            return near <= hi
+        # A word or a star whose print is wider than that gap (LEFT and RIGHT across a 34 px face, at
+        # dev table 702) still leaves the face's body all round its middle: the middle lies deep inside
+        # the hull of the body colour within half a face of it. A side face's middle lies on its
+        # blob's edge, the tray beyond it, so that hull's edge passes close by.
+        return self._hull_depth(x, y, 0.5 * side * self.f) >= lo
+
+    def _hull_depth(self, x: int, y: int, radius: float) -> float:
+        """How far map point (x, y) lies inside the convex hull of the body colour within ``radius`` of
+        it (map pixels; 0 or less where it lies outside)."""
+        reach = int(math.ceil(radius))
+        y0, x0 = max(0, y - reach), max(0, x - reach)
+        window = self.mask[y0:y + reach + 1, x0:x + reach + 1]
+        yy, xx = np.mgrid[y0:y0 + window.shape[0], x0:x0 + window.shape[1]]
+        points = np.argwhere(window.astype(bool) & (np.hypot(yy - y, xx - x) <= radius))
+        if len(points) < 3:
+            return 0.0
+        hull = cv2.convexHull(np.ascontiguousarray(points[:, ::-1] + (x0, y0), dtype=np.int32))
+        return float(cv2.pointPolygonTest(hull, (float(x), float(y)), True))
 
     def _closed_dt(self, side: float) -> np.ndarray:
         """The distance transform of the mask with gaps narrower than a fifth of ``side`` (frame

@@ -1051,6 +1051,27 @@ def test_a_face_whose_print_reaches_its_edge_is_still_a_top_face_and_a_side_is_n
     assert not colour.top_face((90, 90), 20)  # a mark a third of the die is no face
 
 
+def test_a_face_split_by_a_word_wider_than_the_closing_is_still_a_top_face_and_its_side_is_not():
+    # Dev table 702 (violet dice about 34 px, drawn words): RIGHT printed across the face, reaching
+    # its edge, with letters 11 px tall, left a bay in the body colour too wide for the closing of a
+    # fifth of a face; 11 of 108 top faces were taken for sides and their dice left to the reader
+    # (whose classifier named one R as an L, sure).
+    from lcr_pi.vision.teach import BodyMap
+
+    frame = np.full((120, 160, 3), (60, 90, 120), np.uint8)  # a brown tray
+    body, ink = (150, 40, 120), (40, 215, 245)
+    cv2.rectangle(frame, (60, 40), (93, 73), body, -1)  # the top face, 34 px
+    cv2.rectangle(frame, (60, 74), (93, 85), (120, 32, 96), -1)  # a side face, in shade
+    cv2.rectangle(frame, (66, 51), (93, 61), ink, -1)  # the word, to the face's right edge
+    L, a, b = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    colour = BodyMap(frame, (L, a, b, 30.0, 15.0))
+    assert colour.usable and colour.dt[56, 77] == 0  # the word's middle is outside the blob itself
+    assert float(colour._closed_dt(34)[51:62, 71:82].max()) < 0.3 * 34  # and the closing does not shut it
+    assert colour.top_face((77, 56), 34)
+    assert not colour.top_face((77, 80), 34)  # the side face lies along the blob's edge
+    assert not colour.top_face((77, 56), 12)  # a mark a third of the die is no face
+
+
 def test_the_table_benchmark_teaches_and_reads_rolls_of_one_table():
     table_bench = _table_bench()
     for design in ("violet-words", "violet-painted"):
