@@ -1,7 +1,8 @@
 """Teach mode: the reader learns a dice set it was never trained on from a few views of each face.
 
 A player shows each face a few times (``lcr-pi teach``). The die in each picture is measured from
-the picture itself (:func:`die_outline`: what differs from the tray around it), because the reader's
+the picture itself (:func:`die_outline`: what changed since the picture of the empty tray that
+teaching takes first, or without one what differs from the tray around it), because the reader's
 outline of a design it never saw may be far off, and the region around it is kept as a *context
 crop* (:func:`face_context`). The face is then found inside the crop by a search over positions,
 sizes, turns and slants (:func:`_search`) for the cut nearest other views of the same face: at
