@@ -39,9 +39,10 @@ import bench_teach_table as btt  # noqa: E402
 from lcr_pi.vision import teach as T  # noqa: E402
 
 
-def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3):
+def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3, reader_knows=True):
     """relabel's decisions, per taught die: (TaughtDie, reason for doubt or ''). ``dets``: the
-    detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die."""
+    detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die.
+    ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set."""
     found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice])
     def parts(t):
         if not t.distances or t.face not in t.distances:
@@ -55,12 +56,14 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         return f"descriptors[{'far' if fam < sure else 'near ' + others[0][1]}]"
 
     why = {id(t): (parts(t) if t.confidence < sure else "") for t in found}
-    out = []
+    agreed = set()
     if features is not None and found:
         views = features.similarities([T.straight_crop(T.face_context(frame, t.corners)) for t in found])
         new = []
         for t, v in zip(found, views):
             n = T.second_opinion(t, v, sure, alone=T._alone(t, found))
+            if T.FeatureMatcher.best(v)[0] == n.face and T.FeatureMatcher.best(v)[1] >= T.FEATURE_LEAD:
+                agreed.add(tuple(n.centre))
             r = why[id(t)]
             if n.confidence < sure:
                 if t.confidence >= sure:
@@ -91,9 +94,10 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
                 else " (detector weak there)" if near else " (no detection)")
         sure_here = [d for d in reading.dice if d.sure and T._same_die(d, t)]
         if sure_here and not all(d.face == t.face or {d.face, t.face} == {"1", "dot"} for d in sure_here):
-            if t.confidence >= sure:
-                r = "reader sure of another"
-            t = replace(t, confidence=min(t.confidence, 0.5))
+            if reader_knows or t.confidence < T.CLEAR_FIND or tuple(t.centre) not in agreed:
+                if t.confidence >= sure:
+                    r = "reader sure of another"
+                t = replace(t, confidence=min(t.confidence, 0.5))
         res.append((t, r))
     return res
 
@@ -152,7 +156,8 @@ def main():
                                          "box_kind": "die"})()
                 base = reader.read(image, dice_kind="lcr")
                 reading = tr.read(image, dice_kind="lcr")
-                traced = traced_relabel(base, T.check_frame(image), taught, tr.features, dets=reader.find_dice(image) or [],
+                traced = traced_relabel(base, T.check_frame(image), taught, tr.features, reader_knows=tr.reader_knows,
+                                        dets=reader.find_dice(image) or [],
                                         sure_detection=reader.settings.sure_detection)
                 pairs = dict(match_dice(item, reading) or [])
                 obstructed = reading.verdict == "obstructed"

@@ -1233,3 +1233,68 @@ def test_teaching_from_a_folder_compares_each_picture_with_a_picture_of_the_empt
     assert "broken.png: not a readable image" in capsys.readouterr().err
     assert main(["teach", "--name", "v", "--empty", str(tmp_path / "empty.png"), "--out", str(out)]) == 2
     assert "--empty goes with --folder" in capsys.readouterr().err
+
+
+class _NetOfLogits:
+    """Stands in for the face classifier: the given class logits, crop by crop (any turn alike)."""
+
+    def __init__(self, logits):
+        self.logits, self.n = np.asarray(logits, np.float32), 0
+
+    def setInput(self, blob):
+        self.n = len(blob)
+
+    def forward(self, *names):
+        return np.resize(self.logits, (self.n, self.logits.shape[1]))
+
+
+def _views_read_as(faces_and_logit_leads, taught_faces):
+    from lcr_pi.vision.reader import CLASSES
+
+    logits = np.zeros((len(taught_faces), len(CLASSES)), np.float32)
+    for row, (name, lead) in zip(logits, faces_and_logit_leads):
+        row[CLASSES.index(name)] = lead
+    reader = type("Reader", (), {})()
+    reader._classifier, reader.settings = _NetOfLogits(logits), ReaderSettings(sure_confidence=0.95, tta_rotations=1)
+    taught = type("Taught", (), {"crops": np.zeros((len(taught_faces), 48, 48, 3), np.uint8), "crop_faces": tuple(taught_faces),
+                                 "kind": "lcr"})()
+    return reader, taught
+
+
+def test_the_reader_knows_a_design_when_it_names_half_its_taught_views_surely_and_none_wrong():
+    from lcr_pi.vision.teach import reader_knows_design
+
+    faces = ("L", "C", "R", "dot")
+    assert reader_knows_design(*_views_read_as([("L", 9), ("C", 9), ("R", 1), ("1", 1)], faces))  # 2 of 4 sure, right
+    assert not reader_knows_design(*_views_read_as([("L", 9), ("C", 1), ("R", 1), ("1", 1)], faces))  # 1 of 4
+    assert not reader_knows_design(*_views_read_as([("L", 9), ("C", 9), ("L", 9), ("1", 9)], faces))  # an R named L surely
+    assert reader_knows_design(object(), _views_read_as([], faces)[1])  # a stand-in reader: cannot tell, trusted
+
+
+def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_does_not_know_the_design(monkeypatch):
+    """Dev table 702 (drawn words): the reader, which names 1-4 of 20 taught views of such designs
+    surely, named an R die L at 0.95; the taught set named it R clearly, and the features agreed. The
+    die was doubted; now the taught face stands, as long as the features agree and the taught set is
+    clear. The engraved design, whose views the reader names surely (17-19 of 20), keeps the doubt."""
+    import lcr_pi.vision.teach as teach_module
+    from lcr_pi.vision.teach import relabel
+
+    frame = np.full((240, 320, 3), 90, np.uint8)
+    corners = np.array([[140.0, 100.0], [180.0, 100.0], [180.0, 140.0], [140.0, 140.0]])
+    reader_die = DieReading("L", 0.97, (140.0, 100.0, 180.0, 140.0), tuple(map(tuple, corners)), (160.0, 120.0), "centre", True)
+    reading = Reading((reader_die,), "clear", kind="lcr")
+    taught = type("Taught", (), {"kind": "lcr"})()
+
+    def read_with(confidence, features_say, knows):
+        found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: (found, []))
+        features = type("Features", (), {"similarities": lambda self, crops: [features_say]})()
+        (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
+        return die.face, die.sure
+
+    agree, disagree = {"R": 0.9, "L": 0.6, "C": 0.2, "dot": 0.1}, {"L": 0.9, "R": 0.6, "C": 0.2, "dot": 0.1}
+    assert read_with(0.95, agree, knows=False) == ("R", True)
+    assert read_with(0.95, agree, knows=True) == ("R", False)  # the reader knows such dice: one of them is wrong
+    assert read_with(0.8, agree, knows=False) == ("R", False)  # not clear enough to stand against it
+    assert read_with(0.95, disagree, knows=False)[1] is False  # the features side with the reader
+    assert read_with(0.95, {"R": 0.9, "L": 0.85, "C": 0.2, "dot": 0.1}, knows=False)[1] is False  # no clear lead
