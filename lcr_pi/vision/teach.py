@@ -1569,17 +1569,19 @@ def reader_knows_design(reader, taught: TaughtSet) -> bool:
     from lcr_pi.vision.reader import CLASSES, allowed_classes, face_belief, face_name
 
     net, settings = getattr(reader, "_classifier", None), getattr(reader, "settings", None)
-    if net is None or settings is None or taught.crops is None or not len(taught.crops):
+    sure = getattr(settings, "sure_confidence", None)
+    if net is None or sure is None or taught.crops is None or not len(taught.crops):
         return True
     try:
-        probs = classify_crops(net, list(taught.crops), rotations=int(settings.tta_rotations), recheck_below=settings.tta_below)
+        probs = classify_crops(net, list(taught.crops), rotations=int(getattr(settings, "tta_rotations", 1)),
+                               recheck_below=float(getattr(settings, "tta_below", 1.0)))
     except cv2.error:
         return True
     allowed = allowed_classes(taught.kind)
     right = 0
     for p, face in zip(probs, taught.crop_faces):
         best, confidence, _ = face_belief(p, allowed)
-        if confidence >= settings.sure_confidence:
+        if confidence >= sure:
             if face_name(CLASSES[best], taught.kind) != face:
                 return False
             right += 1

@@ -1269,6 +1269,9 @@ def test_the_reader_knows_a_design_when_it_names_half_its_taught_views_surely_an
     assert not reader_knows_design(*_views_read_as([("L", 9), ("C", 1), ("R", 1), ("1", 1)], faces))  # 1 of 4
     assert not reader_knows_design(*_views_read_as([("L", 9), ("C", 9), ("L", 9), ("1", 9)], faces))  # an R named L surely
     assert reader_knows_design(object(), _views_read_as([], faces)[1])  # a stand-in reader: cannot tell, trusted
+    reader, taught = _views_read_as([("L", 9), ("C", 9), ("R", 1), ("1", 1)], faces)
+    reader.settings = type("Settings", (), {"sure_confidence": 0.95})()  # settings without the turns: one look
+    assert reader_knows_design(reader, taught)
 
 
 def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_does_not_know_the_design(monkeypatch):
