@@ -62,19 +62,19 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         new = []
         for t, v in zip(found, views):
             n = T.second_opinion(t, v, sure, alone=T._alone(t, found))
-            if T.FeatureMatcher.best(v)[0] == n.face and T.FeatureMatcher.best(v)[1] >= T.FEATURE_LEAD:
+            named, lead = T.FeatureMatcher.best(v)
+            if named == n.face and lead >= T.FEATURE_LEAD:
                 agreed.add(tuple(n.centre))
             r = why[id(t)]
             if n.confidence < sure:
                 if t.confidence >= sure:
                     r = "features disagree"
                 elif r.startswith("descriptors"):
-                    f, lead = T.FeatureMatcher.best(v)
-                    if f == t.face and lead >= T.FEATURE_LEAD and t.confidence >= T.FEATURE_RESCUE_FLOOR:
+                    if named == t.face and lead >= T.FEATURE_LEAD and t.confidence >= T.FEATURE_RESCUE_FLOOR:
                         r = r + " (rescue withheld: neighbour)"
-                    elif f == t.face and lead >= T.FEATURE_LEAD:
+                    elif named == t.face and lead >= T.FEATURE_LEAD:
                         r = r + " (lost; features agree)"
-                    elif f != t.face and lead >= T.FEATURE_LEAD:
+                    elif named != t.face and lead >= T.FEATURE_LEAD:
                         r = r + " (features name other)"
                     else:
                         r = r + " (features unclear)"

@@ -191,7 +191,7 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
     folder = Path(folder)
     items = load_roll_folder(folder)
     there = already_there(reader, empty) if reader is not None and empty is not None else ()
-    other_size = set()
+    told_other_size = False
     corners_by_line = {}
     for number, line in enumerate((folder / "labels.jsonl").read_text(encoding="utf-8-sig").splitlines(), start=1):
         if line.strip():
@@ -201,8 +201,9 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
     examples: dict[str, list] = {}
     for item in items:
         image = read_image(item.image_path)
-        if empty is not None and empty.shape != image.shape and not other_size:
-            other_size.add(item.image_path.name)
+        same_camera = empty is not None and empty.shape == image.shape
+        if empty is not None and not same_camera and not told_other_size:
+            told_other_size = True
             print(f"note: {item.image_path.name} is {image.shape[1]}x{image.shape[0]} and the empty tray "
                   f"{empty.shape[1]}x{empty.shape[0]}; pictures of another size are not compared with it")
         corners = corners_by_line.get(item.line_number)
@@ -212,7 +213,6 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
             try:
-                same_camera = empty is not None and empty.shape == image.shape
                 outline, _ = die_shown(reader, image, there=there if same_camera else ())
             except UserError as exc:  # a picture the reader refuses (too small): which one
                 raise UserError(f"{item.image_path}: {exc}") from None

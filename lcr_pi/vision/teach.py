@@ -1413,7 +1413,9 @@ class TaughtReader:
         # for it (relabel). A reader that keeps none (a stand-in) vouches for no die.
         read = getattr(reader, "read", None)
         self._keeps_finds = callable(read) and "memo" in inspect.signature(read).parameters
-        self.reader_knows = reader_knows_design(reader, taught)
+        # Only read with the features (relabel lets a taught face stand on their agreement), so not
+        # worked out without them.
+        self.reader_knows = reader_knows_design(reader, taught) if self.features is not None else True
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, **options):
         memo = options.get("memo")
