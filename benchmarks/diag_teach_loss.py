@@ -6,7 +6,8 @@ only) is sorted: read right and sure ("ok"); (a) no die read on it, or the read 
 though named right, and why (the descriptors' own confidence: far from every view, near another
 face, or zeroed as two finds of one die or a side; what the features said; found by the colour
 alone, and whether the detector had a sure find there; the reader sure of another face; no taught
-find, the reader's own doubt standing; the frame obstructed); (c) named wrong, sure or not. Each
+find, the reader's own doubt standing, or its sureness doubted on a die of the taught colour where it
+does not know the design; the frame obstructed); (c) named wrong, sure or not. Each
 loss also says whether the taught set names the die right on its true corners. The doubt reasons
 come from a copy of :func:`lcr_pi.vision.teach.relabel`'s steps (``traced_relabel``): keep them in
 step with it. Frames sure and wrong are counted as the bench counts them.
@@ -177,6 +178,8 @@ def main():
                         # which traced taught die is this?
                         tt = [r for t, r in traced if np.linalg.norm(t.centre - np.array(rd.centre)) < 1]
                         reason = tt[0] if tt else "reader's own die"
+                        if not tt and any(b.sure and np.linalg.norm(np.array(b.centre) - np.array(rd.centre)) < 1 for b in base.dice):
+                            reason = "reader's own die, sure: doubted as of the taught colour (design unknown)"
                         if rd.face == die.face and not unsure:
                             key = "ok"
                         elif rd.face == die.face:

@@ -1601,9 +1601,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     as it is, and naming it otherwise makes the die unsure (one of them is wrong), but where the
     reader does not know the design (``reader_knows`` False, see :func:`reader_knows_design`) and
     the taught set names the face clearly (at least :data:`CLEAR_FIND`), the features agreeing: then
-    the taught face stands. With no taught
-    die in the frame the reading is returned unchanged, but for the dice's ``could_be``, which is
-    emptied (see below). With ``features`` (a :class:`FeatureMatcher`
+    the taught face stands. Where the reader does not know the design, a die it is sure of but on
+    which no taught die was found is doubted if it has the taught dice's body colour. With no taught
+    die in the frame and no such die the reading is returned unchanged, but for the dice's
+    ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
     for this set) each taught die also gets :func:`second_opinion`.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
@@ -1637,6 +1638,12 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # reader's detector (``finds``, which its classifier then called no die) vouches for it.
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(t, finds, found)
              else replace(t, confidence=min(t.confidence, 0.5)) for t in found]
+    # A die the reader is sure of, where no taught die was found, of the taught dice's colour: if the
+    # reader does not know the design, its sureness there is a guess at a die it never saw (dev
+    # table 705, drawn words: three R dice read L surely so, the taught set finding none of them).
+    unknown = set() if reader_knows or not getattr(taught, "body", ()) else {
+        id(d) for d in reading.dice
+        if d.sure and not any(_same_die(d, t) for t in found) and _looks_taught(frame, d, taught)}
     # A die the reader is sure of: if the taught set names it the same (a pip 1 is the dot face), the
     # reader's die stands; if it names it otherwise, one of them is wrong, and the die is unsure.
     settled, named = [], {}
@@ -1656,8 +1663,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         settled.append(t)
     found = settled
     if not found:
-        if named and reading.verdict != "obstructed":  # a blurred picture stays blurred
-            dice = [_one_or_dot(d, named[id(d)]) if id(d) in named else d for d in reading.dice]
+        if (named or unknown) and reading.verdict != "obstructed":  # a blurred picture stays blurred
+            dice = [replace(d, sure=False) if id(d) in unknown else _one_or_dot(d, named[id(d)]) if id(d) in named else d
+                    for d in reading.dice]
             unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
             return replace(reading, dice=tuple(dice), **verdict_for(dice, unsure, [i for i, d in enumerate(dice) if d.cocked]))
         return reading
@@ -1682,6 +1690,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         if not any(_same_die(d, t) for t in found):
             if id(d) in named:
                 d = _one_or_dot(d, named[id(d)])
+            if id(d) in unknown:
+                d = replace(d, sure=False)
             on_sides = any(_overlap_of(die_corners(d), _grown(t.corners, 1.5)) >= 0.4 for t in found)
             dice.append(replace(d, sure=False) if on_sides and d.sure else d)
     for t in unread:
@@ -1696,6 +1706,12 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
     cocked = [i for i, d in enumerate(dice) if d.cocked]
     return replace(reading, dice=tuple(dice), kind=taught.kind, probabilities=(), **verdict_for(dice, unsure, cocked))
+
+
+def _looks_taught(frame: np.ndarray, die, taught: TaughtSet) -> bool:
+    """Whether the middle of a reader's die has the taught dice's body colour (:func:`_body_like`)."""
+    ctx = face_context(frame, die_corners(die))
+    return _body_like(ctx, _base_hypothesis(ctx), taught.body)
 
 
 def _one_or_dot(die, taught_face: str):
