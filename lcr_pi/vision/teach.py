@@ -1601,10 +1601,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     as it is, and naming it otherwise makes the die unsure (one of them is wrong), but where the
     reader does not know the design (``reader_knows`` False, see :func:`reader_knows_design`) and
     the taught set names the face clearly (at least :data:`CLEAR_FIND`), the features agreeing: then
-    the taught face stands. Where the reader does not know the design, a die it is sure of but on
-    which no taught die was found is doubted if it has the taught dice's body colour. With no taught
-    die in the frame and no such die the reading is returned unchanged, but for the dice's
-    ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
+    the taught face stands. Where the reader does not know the design, a die it is sure shows a
+    taught face but on which no taught die was found is doubted if it has the taught dice's body
+    colour. With no taught die in the frame and no such die the reading is returned unchanged, but
+    for the dice's ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
     for this set) each taught die also gets :func:`second_opinion`.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
@@ -1638,12 +1638,14 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # reader's detector (``finds``, which its classifier then called no die) vouches for it.
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(t, finds, found)
              else replace(t, confidence=min(t.confidence, 0.5)) for t in found]
-    # A die the reader is sure of, where no taught die was found, of the taught dice's colour: if the
-    # reader does not know the design, its sureness there is a guess at a die it never saw (dev
-    # table 705, drawn words: three R dice read L surely so, the taught set finding none of them).
+    # A die the reader is sure shows one of the taught faces, where no taught die was found, of the
+    # taught dice's colour: if the reader does not know the design, its sureness there is a guess at
+    # a die it never saw (dev table 705, drawn words: three R dice read L surely so, the taught set
+    # finding none of them). Pip faces are left alone: the reader knows ordinary dice, whatever
+    # their colour (the violet ones of the nell-byler photos).
     unknown = set() if reader_knows or not getattr(taught, "body", ()) else {
         id(d) for d in reading.dice
-        if d.sure and not any(_same_die(d, t) for t in found) and _looks_taught(frame, d, taught)}
+        if d.sure and d.face in taught.views and not any(_same_die(d, t) for t in found) and _looks_taught(frame, d, taught)}
     # A die the reader is sure of: if the taught set names it the same (a pip 1 is the dot face), the
     # reader's die stands; if it names it otherwise, one of them is wrong, and the die is unsure.
     settled, named = [], {}

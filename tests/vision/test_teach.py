@@ -1307,23 +1307,26 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     """Dev table 705 (drawn words, steep view): where the taught set found no die, the reader's own
     sure L on a violet die stood, three times an R. A reader that names few of the design's views
     surely guesses at it, so there its sure face of a die of the taught colour is asked about; a
-    die of another colour (an ordinary white die), or a reader that knows the design, stands."""
+    die of another colour (an ordinary white die), a pip face, or a reader that knows the design,
+    stands."""
     import lcr_pi.vision.teach as teach_module
     from lcr_pi.vision.teach import relabel
 
     violet = (150, 40, 120)
     lab = cv2.cvtColor(np.uint8([[violet]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    taught = type("Taught", (), {"kind": "lcr", "body": (lab[0], lab[1], lab[2], 10.0, 8.0)})()
+    taught = type("Taught", (), {"kind": "lcr", "body": (lab[0], lab[1], lab[2], 10.0, 8.0),
+                                 "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
     monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: ([], []))
 
-    def read(colour, knows):
+    def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
         frame[100:140, 140:180] = colour
         corners = ((140.0, 100.0), (180.0, 100.0), (180.0, 140.0), (140.0, 140.0))
-        die = DieReading("L", 0.97, (140.0, 100.0, 180.0, 140.0), corners, (160.0, 120.0), "centre", True)
+        die = DieReading(face, 0.97, (140.0, 100.0, 180.0, 140.0), corners, (160.0, 120.0), "centre", True)
         reading = relabel(Reading((die,), "clear", kind="lcr"), frame, taught, 0.6, reader_knows=knows)
         return reading.dice[0].sure, reading.verdict
 
     assert read(violet, knows=False) == (False, "unsure")
     assert read(violet, knows=True) == (True, "clear")
     assert read((235, 235, 235), knows=False) == (True, "clear")
+    assert read(violet, knows=False, face="4") == (True, "clear")  # a violet pip die: the reader knows those
