@@ -1169,6 +1169,9 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
     body = BodyMap(frame, taught.body) if taught.body else None
     squares: list[np.ndarray] = []
     candidates = []
+    # The die measured near a reader's outline (not far off it), searched too where the outline's
+    # search finds a die but not clearly (below).
+    second_looks: dict[int, np.ndarray] = {}
     for corners in outlines:
         corners = np.asarray(corners, np.float64).reshape(4, 2)
         side = mean_side(corners)
@@ -1181,6 +1184,8 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             measured = die_outline(frame, corners)
         if measured is not None and _far_off(corners, measured):
             candidates.append(measured)
+        elif measured is not None:
+            second_looks[id(corners)] = measured
     if body is not None:
         candidates += body.seeds()
     for square in candidates:
@@ -1194,19 +1199,19 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
         squares.append(square)
     found: list[TaughtDie] = []
     for square in squares:
-        ctx = face_context(frame, square)
-        m = taught.match(ctx)
-        face, conf, familiar = taught.judge(m.distances)
-        if familiar and taught.body and not _body_like(ctx, m.hypothesis, taught.body):
-            familiar = False  # the shapes match, the colour does not: a die of another set (a white pip die)
-        if familiar:
-            die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
-            # a match much smaller than the die it was looked for on (under MIN_CUT, and no clear
-            # match at the die's size: TaughtSet.match), or than a die the reader outlined around
-            # it, is a mark on a face (or a plain corner), not a face
-            inside = [q for q in outlines if _inside(die.centre, q)]
-            if (not _small(m) and all(die.side >= 0.5 * mean_side(q) for q in inside)
-                    and (body is None or body.top_face(die.centre, die.side))):
+        die = _taught_die_at(frame, taught, square, outlines, body)
+        if die is not None:
+            found.append(die)
+        # The search depends on where it starts: from the reader's outline it may settle on another
+        # face than from the die measured a few pixels away (dev table 702, drawn words: an L found
+        # as R at 0.65 from the one, as L at 1.0 from the other). Where a find there is not clear, look
+        # from the measured die too: _one_per_die names the die by the nearer match, and doubts it if
+        # the two name other faces about as well. Not where nothing was found there: looking again
+        # then left a die out of a roll read as clear (dev table 706; measured 2026-12-06).
+        again = second_looks.get(id(square))
+        if again is not None and die is not None and die.confidence < CLEAR_FIND:
+            die = _taught_die_at(frame, taught, again, outlines, body)
+            if die is not None:
                 found.append(die)
     dice = _one_per_die(found)
     view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
@@ -1219,6 +1224,25 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
     typical = float(np.median([d.side for d in dice]))
     unread = [TaughtDie("?", 0.0, q, math.inf) for q in body.uncovered([d.corners for d in dice], 0.22 * typical)] if body else []
     return dice, unread
+
+
+def _taught_die_at(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, outlines, body) -> TaughtDie | None:
+    """The taught die found searching around ``square``, or None where what is found there is not
+    a top face of the taught design."""
+    ctx = face_context(frame, square)
+    m = taught.match(ctx)
+    face, conf, familiar = taught.judge(m.distances)
+    if not familiar or (taught.body and not _body_like(ctx, m.hypothesis, taught.body)):
+        return None  # not of the set; or the shapes match, the colour does not: another set's die (a white pip die)
+    die = TaughtDie(face, conf, _hypothesis_corners(m.hypothesis, square), m.distances[face], dict(m.distances))
+    # a match much smaller than the die it was looked for on (under MIN_CUT, and no clear match at
+    # the die's size: TaughtSet.match), or than a die the reader outlined around it, is a mark on a
+    # face (or a plain corner), not a face
+    inside = [q for q in outlines if _inside(die.centre, q)]
+    if (not _small(m) and all(die.side >= 0.5 * mean_side(q) for q in inside)
+            and (body is None or body.top_face(die.centre, die.side))):
+        return die
+    return None
 
 
 def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:

@@ -1330,3 +1330,40 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     assert read(violet, knows=True) == (True, "clear")
     assert read((235, 235, 235), knows=False) == (True, "clear")
     assert read(violet, knows=False, face="4") == (True, "clear")  # a violet pip die: the reader knows those
+
+
+def test_a_taught_die_found_unclearly_from_the_readers_outline_is_looked_for_again_from_the_die_measured_there(monkeypatch):
+    """Dev table 702 (drawn words): searched from the reader's outline an L was found as R at 0.65, and
+    from the die measured a few pixels away as L at 1.0; the outline's find alone was announced. A find
+    that is not clear is now searched for again from the measured die, and the nearer match names
+    the die. A clear find, or no find at all, is not looked for again."""
+    import lcr_pi.vision.teach as teach_module
+    from lcr_pi.vision.teach import find_taught_dice
+
+    violet = (150, 40, 120)
+    lab = cv2.cvtColor(np.uint8([[violet]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    taught = type("Taught", (), {"body": (lab[0], lab[1], lab[2], 10.0, 8.0)})()
+    frame = np.full((240, 320, 3), 90, np.uint8)
+    frame[100:140, 140:180] = violet
+    outline = np.array([[142.0, 102.0], [182.0, 102.0], [182.0, 142.0], [142.0, 142.0]])  # 2 px off the die
+
+    def found_with(first):
+        looks = []
+
+        def die_at(frame, taught, square, outlines, body):
+            looks.append(square.mean(0))
+            if len(looks) == 1:
+                return first and TaughtDie(first[0], first[1], square, 0.3, {"R": 0.3, "L": 0.5})
+            return TaughtDie("L", 1.0, square, 0.1, {"L": 0.1, "R": 0.4})
+
+        monkeypatch.setattr(teach_module, "_taught_die_at", die_at)
+        dice, _ = find_taught_dice(frame, taught, [outline])
+        return [(d.face, d.confidence) for d in dice], looks
+
+    dice, looks = found_with(("R", 0.65))
+    assert dice == [("L", 1.0)] and len(looks) == 2
+    assert np.allclose(looks[1], (159.5, 119.5), atol=1.5)  # the die as measured, not the outline
+    dice, looks = found_with(("R", 0.95))
+    assert dice == [("R", 0.95)] and len(looks) == 1
+    dice, looks = found_with(None)
+    assert dice == [] and len(looks) == 1
