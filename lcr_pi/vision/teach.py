@@ -1665,8 +1665,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # A die the reader is sure shows one of the taught faces, where no taught die was found, of the
     # taught dice's colour: if the reader does not know the design, its sureness there is a guess at
     # a die it never saw (dev table 705, drawn words: three R dice read L surely so, the taught set
-    # finding none of them). Pip faces are left alone: the reader knows ordinary dice, whatever
-    # their colour (the violet ones of the nell-byler photos).
+    # finding none of them). Faces the set does not have are left alone: an ordinary die's pips in
+    # an LCR game, which the reader knows whatever the die's colour (at first the violet pip dice of
+    # the nell-byler photos were doubted so).
     unknown = set() if reader_knows or not getattr(taught, "body", ()) else {
         id(d) for d in reading.dice
         if d.sure and d.face in taught.views and not any(_same_die(d, t) for t in found) and _looks_taught(frame, d, taught)}
