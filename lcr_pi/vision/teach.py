@@ -1555,8 +1555,11 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
 # die too many, without it). Measured on 2026-12-05 (bench_teach_table.py; README, teach, "A sure
 # find vouches for a die"): dev tables 701-710, three designs, 4 of 30 sessions read more taught dice
 # (painted at 701: 82.4 -> 95.2 %), none fewer, no frame more sure and wrong; tables 1-3 (the
-# benchmark): painted 85.5 -> 87.7 %, words and engraved as before.
-VOUCHED_SIZE = (0.6, 1.6)
+# benchmark): painted 85.5 -> 87.7 %, words and engraved as before. The smallest size was 0.6 until
+# 2026-12-06: at dev table 701 (painted, 135 px dice) the detector's sure finds on big painted dice
+# were boxes round the word, 0.57-0.58 of the die; at 0.5, dev tables 701-710 read words 80.9 -> 81.2 %
+# and painted 83.0 -> 83.6 %, no table lower, no frame more sure and wrong.
+VOUCHED_SIZE = (0.5, 1.6)
 VOUCHED_APART = 1.0
 
 
@@ -1569,6 +1572,8 @@ def vouched(t: TaughtDie, finds, found=()) -> bool:
     >>> t = TaughtDie("L", 0.9, square(0), 0.1)
     >>> vouched(t, [Detection(22, 18, 44, 44, 0.0, 0.8)]), vouched(t, [Detection(22, 18, 12, 12, 0.0, 0.8)])
     (True, False)
+    >>> vouched(t, [Detection(22, 18, 22, 22, 0.0, 0.8)])   # a box round a big die's word, 0.55 of it
+    True
     >>> vouched(t, [Detection(90, 18, 40, 40, 0.0, 0.8)]), vouched(t, [])
     (False, False)
     >>> side_face = TaughtDie("dot", 0.9, square(28), 0.1)   # 0.7 sides away: one is the other's side
