@@ -428,6 +428,12 @@ def test_a_touching_die_found_a_little_smaller_is_a_die_of_its_own_not_a_side():
     assert [d.face for d in _one_per_die([top, mark])] == ["R"]
 
 
+def _body_of(bgr, spread_l: float, spread_ab: float) -> tuple:
+    """A taught set's body colour (``TaughtSet.body``: Lab 0-255 and its spreads) for a BGR colour."""
+    L, a, b = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    return (L, a, b, spread_l, spread_ab)
+
+
 def _die_in_context(die_side: float, turn_deg: float = 0.0, body=(150, 40, 120), behind: float = 0.0) -> np.ndarray:
     """A context crop of a flat violet die with a yellow ring, ``die_side`` pixels wide, on a grey
     tray; ``behind`` > 0 draws a larger patch of the body colour under it (a neighbour's side, a
@@ -1043,8 +1049,7 @@ def test_a_face_whose_print_reaches_its_edge_is_still_a_top_face_and_a_side_is_n
     radii = np.where(np.arange(10) % 2 == 0, 33, 13)
     star = np.stack([90 + radii * np.cos(turns), 90 + radii * np.sin(turns)], 1)
     cv2.fillPoly(frame, [np.round(star).astype(np.int32)], ink)
-    L, a, b = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    colour = BodyMap(frame, (L, a, b, 30.0, 15.0))
+    colour = BodyMap(frame, _body_of(body, 30.0, 15.0))
     assert colour.usable and colour.dt[90, 90] == 0  # the star's middle is outside the blob itself
     assert colour.top_face((90, 90), 61)
     assert not colour.top_face((90, 131), 61)  # the side face lies along the blob's edge
@@ -1063,8 +1068,7 @@ def test_a_face_split_by_a_word_wider_than_the_closing_is_still_a_top_face_and_i
     cv2.rectangle(frame, (60, 40), (93, 73), body, -1)  # the top face, 34 px
     cv2.rectangle(frame, (60, 74), (93, 85), (120, 32, 96), -1)  # a side face, in shade
     cv2.rectangle(frame, (66, 51), (93, 61), ink, -1)  # the word, to the face's right edge
-    L, a, b = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    colour = BodyMap(frame, (L, a, b, 30.0, 15.0))
+    colour = BodyMap(frame, _body_of(body, 30.0, 15.0))
     assert colour.usable and colour.dt[56, 77] == 0  # the word's middle is outside the blob itself
     assert float(colour._closed_dt(34)[51:62, 71:82].max()) < 0.3 * 34  # and the closing does not shut it
     assert colour.top_face((77, 56), 34)
@@ -1313,8 +1317,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     from lcr_pi.vision.teach import relabel
 
     violet = (150, 40, 120)
-    lab = cv2.cvtColor(np.uint8([[violet]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    taught = type("Taught", (), {"kind": "lcr", "body": (lab[0], lab[1], lab[2], 10.0, 8.0),
+    taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
     monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: ([], []))
 
@@ -1341,8 +1344,7 @@ def test_a_taught_die_found_unclearly_from_the_readers_outline_is_looked_for_aga
     from lcr_pi.vision.teach import find_taught_dice
 
     violet = (150, 40, 120)
-    lab = cv2.cvtColor(np.uint8([[violet]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    taught = type("Taught", (), {"body": (lab[0], lab[1], lab[2], 10.0, 8.0)})()
+    taught = type("Taught", (), {"body": _body_of(violet, 10.0, 8.0)})()
     frame = np.full((240, 320, 3), 90, np.uint8)
     frame[100:140, 140:180] = violet
     outline = np.array([[142.0, 102.0], [182.0, 102.0], [182.0, 142.0], [142.0, 142.0]])  # 2 px off the die
