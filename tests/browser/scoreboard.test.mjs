@@ -32,8 +32,9 @@ import { chromium } from "playwright-core";
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const { SCOREBOARD_URL, READ_ONLY_URL, ODDS_OFF_URL, GM_URL, PIN, CHROMIUM, SCREENSHOT_DIR } = process.env;
+// --disable-dev-shm-usage: a container's /dev/shm can be too small for the renderer's shared memory.
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
 
 const log = (...parts) => console.log(...parts);
 

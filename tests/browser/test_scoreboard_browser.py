@@ -271,15 +271,13 @@ def serve_game_master(gm: GameMaster):
     return httpd
 
 
-def test_scoreboard_in_chromium(tmp_path, monkeypatch):
-    missing = _missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"the browser test cannot run in CI: {missing}")
-        pytest.skip(missing)
-    monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 1.0)  # a silent Pi is noticed in seconds, not a minute
-    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 5.0)  # the game master changes it
-    gm = GameMaster(tmp_path)
+CRASHED = "Target crashed"  # what playwright says when Chromium's renderer process died
+
+
+def _run_browser_script(folder):
+    """Run scoreboard.test.mjs against a new game master whose files are in folder."""
+    folder.mkdir()
+    gm = GameMaster(folder)
     httpd = serve_game_master(gm)
     env = {
         **os.environ,
@@ -300,6 +298,24 @@ def test_scoreboard_in_chromium(tmp_path, monkeypatch):
         httpd.shutdown()
         gm.stop()
     print(run.stdout)
+    return run
+
+
+def test_scoreboard_in_chromium(tmp_path, monkeypatch):
+    missing = _missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"the browser test cannot run in CI: {missing}")
+        pytest.skip(missing)
+    monkeypatch.setattr(web_app, "HEARTBEAT_SECONDS", 1.0)  # a silent Pi is noticed in seconds, not a minute
+    monkeypatch.setattr(web_app, "PLAYERS_ANSWER_SECONDS", 5.0)  # the game master changes it
+    run = _run_browser_script(tmp_path / "first")
+    if run.returncode != 0 and CRASHED in run.stderr:
+        # Chromium's renderer died under the page (seen once in CI, at a layout check that passes
+        # everywhere else): a fault of the machine, not of the page. Once more on a new game; a
+        # second crash fails the test.
+        print(f"Chromium's renderer crashed; running the script once more:\n{run.stderr}")
+        run = _run_browser_script(tmp_path / "again")
     assert run.returncode == 0, f"the browser script failed:\n{run.stdout}\n{run.stderr}"
     summary = json.loads(run.stdout.strip().splitlines()[-1])
     assert summary["turns_checked"] >= 8
