@@ -334,6 +334,22 @@ def test_when_the_reader_is_sure_too_agreeing_keeps_its_die_and_disagreeing_is_u
     assert agreed >= 10 and disagreed >= 10, (agreed, disagreed)
 
 
+def test_a_reader_that_knows_the_design_sure_of_a_face_the_set_lacks_keeps_its_die(painted):
+    """The reader sure of a pip five where the taught LCR set finds one of its faces: a reader that
+    knows the design reads a die of another kind (an ordinary die on the tray), and its die stands;
+    one that does not know the design may say anything, and the die is unsure."""
+    taught, scenes = painted
+    image, scene = scenes[0]
+    sure = Reading(sure_dice(scene, lambda d: "5"), "clear", message="Read.", kind="auto")
+    for knows in (True, False):
+        reader = TaughtReader(Answering(sure), taught)
+        reader.reader_knows = knows  # a stand-in reader has no features, so TaughtReader takes it to know
+        reading = reader.read(image, dice_kind="auto")
+        for truth in scene.dice:
+            on = [d for d in reading.dice if _covers(truth, d.centre)]
+            assert on and (on[0].face == "5" and on[0].sure) is knows, (knows, on)
+
+
 def test_a_readers_one_on_a_taught_dot_face_is_a_one_or_a_dot(painted):
     # Found by an audit (2026-12-03): where the reader was sure of a "1" on a taught design's dot face,
     # its die stood as "1", a W in a Wild game whose ordinary dice's one is W.
@@ -428,16 +444,43 @@ def test_a_touching_die_found_a_little_smaller_is_a_die_of_its_own_not_a_side():
     assert [d.face for d in _one_per_die([top, mark])] == ["R"]
 
 
+def test_a_darker_find_a_side_away_towards_the_middle_of_the_view_is_unsure_as_a_side_face():
+    """At a slant a die's side face lies a whole side from its top face, as a touching die's top
+    does, but in another light: lit from above, a side is darker than the top (dev table 709,
+    engraved: 0.53-0.62 of the top's lightness, touching dice 0.8-1.3). Darker there, a find is
+    unsure; as light as its neighbour, it is a touching die and stays sure."""
+    from lcr_pi.vision.teach import _body_lightness, _unsure_if_a_side
+
+    body_bgr = (60, 160, 60)
+    body = _body_of(body_bgr, 10.0, 6.0)
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    view_centre = (20.0, 300.0)  # below both: the nearer find to it is the inner one
+    top = TaughtDie("L", 1.0, square + [200, 100], 0.1)
+    inner = TaughtDie("dot", 1.0, square + [200, 141], 0.1)  # 1.02 sides away, towards the middle
+    for inner_bgr, sure in ((body_bgr, True), ((20, 95, 20), False)):  # the side: 0.6 of the lightness
+        frame = np.full((480, 640, 3), 200, np.uint8)
+        frame[100:140, 200:240] = body_bgr
+        frame[141:181, 200:240] = inner_bgr
+        lightness = lambda die, frame=frame: _body_lightness(frame, die, body)  # noqa: E731
+        judged = _unsure_if_a_side(inner, [top, inner], view_centre, lightness)
+        assert (judged.confidence == 1.0) is sure, (inner_bgr, lightness(inner), lightness(top))
+        assert _unsure_if_a_side(top, [top, inner], view_centre, lightness).confidence == 1.0
+    # without a lightness to compare, only a find nearer than a side is taken for a side
+    assert _unsure_if_a_side(inner, [top, inner], view_centre).confidence == 1.0
+
+
 def _body_of(bgr, spread_l: float, spread_ab: float) -> tuple:
     """A taught set's body colour (``TaughtSet.body``: Lab 0-255 and its spreads) for a BGR colour."""
     L, a, b = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
     return (L, a, b, spread_l, spread_ab)
 
 
-def _die_in_context(die_side: float, turn_deg: float = 0.0, body=(150, 40, 120), behind: float = 0.0) -> np.ndarray:
+def _die_in_context(die_side: float, turn_deg: float = 0.0, body=(150, 40, 120), behind: float = 0.0,
+                    word: bool = False) -> np.ndarray:
     """A context crop of a flat violet die with a yellow ring, ``die_side`` pixels wide, on a grey
     tray; ``behind`` > 0 draws a larger patch of the body colour under it (a neighbour's side, a
-    reflection: what makes a die's measure wrong)."""
+    reflection: what makes a die's measure wrong). ``word``: a yellow band from edge to edge
+    instead of the ring (a word as wide as the face: its body colour is two strips)."""
     import cv2
 
     from lcr_pi.vision.teach import CONTEXT
@@ -448,7 +491,11 @@ def _die_in_context(die_side: float, turn_deg: float = 0.0, body=(150, 40, 120),
         if side:
             box = cv2.boxPoints((centre, (side, side), turn_deg))
             cv2.fillConvexPoly(ctx, np.round(box * 16).astype(np.int32), body, cv2.LINE_AA, 4)
-    cv2.circle(ctx, (CONTEXT // 2, CONTEXT // 2), int(die_side * 0.22), (40, 215, 245), max(2, int(die_side * 0.08)), cv2.LINE_AA)
+    if word:
+        band = cv2.boxPoints((centre, (die_side, 0.4 * die_side), turn_deg))
+        cv2.fillConvexPoly(ctx, np.round(band * 16).astype(np.int32), (40, 215, 245), cv2.LINE_AA, 4)
+    else:
+        cv2.circle(ctx, (CONTEXT // 2, CONTEXT // 2), int(die_side * 0.22), (40, 215, 245), max(2, int(die_side * 0.08)), cv2.LINE_AA)
     return ctx
 
 
@@ -470,6 +517,70 @@ def test_taught_views_are_cut_at_the_size_of_their_die():
     # the fourth view alone (its die measured 1.45 times too large) would have been cut too large
     alone = _sized_to_dice(contexts[3:], labels[3:], too_large[3:])
     assert _similar(alone[0])[2] / FACE_PX > 1.3
+
+
+def test_a_face_whose_views_all_measure_wrong_takes_the_size_of_the_other_faces_dice():
+    """A word as wide as the face splits its body colour in two strips: every view of that face
+    measures a strip, not the die (dev table 706: the R views at a third of their size), so the
+    face's own median is wrong too. A face measured so far from the other faces' dice (or not at
+    all) is cut at the size their dice were measured at; one of its views whose own measure agrees
+    with that keeps its own."""
+    from lcr_pi.vision.teach import FACE_PX, _affine, _similar, _sized_to_dice
+
+    centre = (_die_in_context(FACE_PX).shape[0] - 1) / 2
+    turns = (0, 10, 25)
+    contexts = [_die_in_context(FACE_PX, t) for t in turns] + [_die_in_context(FACE_PX, t, word=True) for t in turns]
+    labels = ["dot"] * 3 + ["R"] * 3
+    too_large = [_affine((centre, centre, 1.5 * FACE_PX, math.radians(t))) for t in turns * 2]
+    sized = _sized_to_dice(contexts, labels, too_large)
+    sides = [_similar(h)[2] / FACE_PX for h in sized]
+    assert all(abs(s - 1.0) < 0.08 for s in sides), sides
+    assert [round(math.degrees(_similar(h)[3])) for h in sized] == list(turns * 2)
+    # the word's views alone measure a strip (too narrow to be a die of that cut) and stay as they were
+    alone = _sized_to_dice(contexts[3:], labels[3:], too_large[3:])
+    assert all(abs(_similar(h)[2] / FACE_PX - 1.0) > 0.3 for h in alone), [_similar(h)[2] / FACE_PX for h in alone]
+
+
+def test_views_taken_in_the_shade_are_measured_by_their_own_body_colour():
+    """The views of one face were taken in the shade (their dice darker than the taught body
+    colour's brightness allows): each view's die is measured by the body colour of its own face,
+    so they are cut at their own dice's size, not left as they were nor given the other face's."""
+    from lcr_pi.vision.teach import FACE_PX, _affine, _similar, _sized_to_dice
+
+    centre = (_die_in_context(FACE_PX).shape[0] - 1) / 2
+    turns = (0, 10, 25, 35)
+    contexts = [_die_in_context(1.2 * FACE_PX, t) for t in turns] + [_die_in_context(FACE_PX, t, body=(60, 20, 50)) for t in turns[:3]]
+    labels = ["dot"] * 4 + ["C"] * 3
+    too_large = [_affine((centre, centre, 1.5 * FACE_PX, math.radians(t))) for t in turns + turns[:3]]
+    sides = [_similar(h)[2] / FACE_PX for h in _sized_to_dice(contexts, labels, too_large)]
+    assert all(abs(s - 1.2) < 0.1 for s in sides[:4]), sides
+    assert all(abs(s - 1.0) < 0.08 for s in sides[4:]), sides
+
+
+def test_a_nearly_tied_coarse_cut_is_refined_too_and_the_nearer_result_wins(monkeypatch):
+    """The fine search only refines around where it starts; where another coarse cut is nearly as
+    good as the best (:func:`_other_start`), both are refined and the face takes the nearer result."""
+    from lcr_pi.vision import teach as T
+
+    ctx = _die_in_context(T.FACE_PX)
+    h = T._affine(T._base_hypothesis(ctx))
+    rows = T._Rows(T._describe(T._cut(T._prepare(ctx)[0], T._quarter_turns(h), T.PATCH)), np.array(["dot"] * 4))
+    other = np.array([30.0, 30.0, 56.0, 0.0])
+    monkeypatch.setattr(T, "_other_start", lambda grid, col, order: other)
+    seen = []
+
+    def descend(fine_ctx, rows_list, starts, fixed_size, min_cut):
+        seen.append([np.asarray(s) for s in starts])
+        # the tied start refines to the nearer cut
+        return [(0.25, np.asarray(s)) if s is not other else (0.01, np.asarray(s)) for s in starts]
+
+    monkeypatch.setattr(T, "_descend", descend)
+    m = T._search(ctx, rows)
+    assert len(seen[0]) == 2 and seen[0][1] is other
+    assert m.distances == {"dot": 0.1} and np.array_equal(m.hypothesis, other)
+    # a narrow search (from a given start) has no coarse cuts to be tied
+    T._search(ctx, rows, start=h, wide=False)
+    assert len(seen[1]) == 1
 
 
 def test_the_search_keeps_a_views_size_when_told_and_reading_never_cuts_small():
@@ -1290,7 +1401,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
     corners = np.array([[140.0, 100.0], [180.0, 100.0], [180.0, 140.0], [140.0, 140.0]])
     reader_die = DieReading("L", 0.97, (140.0, 100.0, 180.0, 140.0), tuple(map(tuple, corners)), (160.0, 120.0), "centre", True)
     reading = Reading((reader_die,), "clear", kind="lcr")
-    taught = type("Taught", (), {"kind": "lcr"})()
+    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
