@@ -742,6 +742,15 @@ VIEW_SIZE_SPREAD = 1.15  # a view measured this much off its face's other views 
 FACE_SIZE_SPREAD = 1.4  # a face measured this much off all the views takes their size
 
 
+def _within(value: float, reference: float, spread: float) -> bool:
+    """Whether ``value`` is known (finite) and within a factor ``spread`` of ``reference``, either way.
+
+    >>> _within(1.1, 1.0, 1.15), _within(0.8, 1.0, 1.15), _within(float("nan"), 1.0, 1.15)
+    (True, False, False)
+    """
+    return bool(np.isfinite(value)) and abs(math.log(value / reference)) <= math.log(spread)
+
+
 def _sized_to_dice(contexts, labels, hyps):
     """Each view's face cut at the size of its die as measured in its picture (the widest part of
     the body colour's blob, :meth:`BodyMap.measure`), so that every face is taught at one scale.
@@ -774,18 +783,16 @@ def _sized_to_dice(contexts, labels, hyps):
     for f in dict.fromkeys(labels):
         mine = np.flatnonzero(labels_arr == f)
         own = sides[mine][np.isfinite(sides[mine])]
-        if math.isfinite(overall) and (len(own) == 0 or abs(math.log(float(np.median(own)) / overall)) > math.log(FACE_SIZE_SPREAD)):
+        if math.isfinite(overall) and (len(own) == 0 or not _within(float(np.median(own)), overall, FACE_SIZE_SPREAD)):
             # the face's own measures are off: its dice are as large as the others'
-            target = [sides[i] if np.isfinite(sides[i]) and abs(math.log(sides[i] / overall)) <= math.log(VIEW_SIZE_SPREAD)
-                      else overall for i in mine]
+            target = [sides[i] if _within(sides[i], overall, VIEW_SIZE_SPREAD) else overall for i in mine]
             shrink = [_similar(hyps[i])[2] / t for i, t in zip(mine, target)]
         else:
             known = ratios[mine][np.isfinite(ratios[mine])]
             if len(known) == 0:
                 continue
             median = float(np.median(known))
-            shrink = [ratios[i] if np.isfinite(ratios[i]) and abs(math.log(ratios[i] / median)) <= math.log(VIEW_SIZE_SPREAD)
-                      else median for i in mine]
+            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD) else median for i in mine]
         for i, r in zip(mine, shrink):
             x, y, a, b, c, d = _affine(hyps[i])
             out[i] = np.array([x, y, a / r, b / r, c / r, d / r])
@@ -1071,8 +1078,8 @@ class BodyMap:
         self.f = f = min(1.0, self.WORK / max(h, w))
         small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA) if f < 1 else frame
         lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
-        L, a, b, sl, sab = body
-        hue = np.hypot(lab[..., 1] - a, lab[..., 2] - b)
+        L, _, _, sl, sab = body
+        hue = _hue_distance(lab, body)
         bright = (lab[..., 0] >= 0.4 * L) & (lab[..., 0] <= L + 40 + sl)
         # The picture's light may differ from the taught views': a wide hue range first, a narrower
         # one if that takes in much of the tray.
@@ -1369,7 +1376,7 @@ def _body_lightness(frame: np.ndarray, die: TaughtDie, body: tuple) -> float:
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(inside, np.round(quad - (x0, y0)).astype(np.int32), 1)
     px = cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)[inside > 0].astype(np.float32)
-    near = np.hypot(px[:, 1] - body[1], px[:, 2] - body[2]) <= _hue_tolerance(body)
+    near = _hue_distance(px, body) <= _hue_tolerance(body)
     return float(np.median(px[near, 0])) if near.sum() >= 6 else math.nan
 
 
@@ -1884,6 +1891,11 @@ def _blob_quad(part: np.ndarray, radius: float) -> np.ndarray | None:
     return _clockwise(poly)
 
 
+def _hue_distance(lab: np.ndarray, body: tuple) -> np.ndarray:
+    """How far Lab pixels (last axis L, a, b) lie from the body colour ``body`` in hue (a and b)."""
+    return np.hypot(lab[..., 1] - body[1], lab[..., 2] - body[2])
+
+
 def _hue_tolerance(body: tuple) -> float:
     return max(16.0, 1.5 * body[4])
 
@@ -1895,8 +1907,8 @@ def _body_like(ctx: np.ndarray, h, body: tuple) -> bool:
     wide = _affine(h).copy()
     wide[2:] *= 0.8 / INNER
     patch = _cut(cv2.cvtColor(ctx, cv2.COLOR_BGR2LAB), wide[None], 12)[0].reshape(-1, 3).astype(np.float32)
-    L, a, b, sl, sab = body
-    hue = np.hypot(patch[:, 1] - a, patch[:, 2] - b)
+    L, _, _, sl, _ = body
+    hue = _hue_distance(patch, body)
     near = (hue <= _hue_tolerance(body)) & (patch[:, 0] >= 0.4 * L) & (patch[:, 0] <= L + 40 + sl)
     return float(near.mean()) >= 0.4
 

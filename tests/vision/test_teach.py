@@ -447,7 +447,7 @@ def test_a_touching_die_found_a_little_smaller_is_a_die_of_its_own_not_a_side():
 def test_a_darker_find_a_side_away_towards_the_middle_of_the_view_is_unsure_as_a_side_face():
     """At a slant a die's side face lies a whole side from its top face, as a touching die's top
     does, but in another light: lit from above, a side is darker than the top (dev table 709,
-    engraved: 0.53-0.62 of the top's lightness, touching dice 0.8-1.3). Darker there, a find is
+    engraved: 0.53-0.62 of the top's lightness; touching dice at dev tables 701-710 0.76-2.2). Darker there, a find is
     unsure; as light as its neighbour, it is a touching die and stays sure."""
     from lcr_pi.vision.teach import _body_lightness, _unsure_if_a_side
 
