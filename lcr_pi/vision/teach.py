@@ -740,6 +740,7 @@ def _align_views(contexts: list[np.ndarray], labels: list[str], rounds: int = 2)
 
 VIEW_SIZE_SPREAD = 1.15  # a view measured this much off its face's other views takes their size
 FACE_SIZE_SPREAD = 1.4  # a face measured this much off all the views takes their size
+RECENTRE = 0.2  # a view cut at its measured die but centred this many sides off it is moved onto it
 
 
 def _within(value: float, reference: float, spread: float) -> bool:
@@ -749,6 +750,27 @@ def _within(value: float, reference: float, spread: float) -> bool:
     (True, False, False)
     """
     return bool(np.isfinite(value)) and abs(math.log(value / reference)) <= math.log(spread)
+
+
+def _own_or_usual(h, side: float, ratio: float, usual_ratio: float, usual_side: float) -> float:
+    """The ratio of cut to die for a view whose own ratio strays from its face's usual one: its own
+    (its die as measured) or the usual (its cut scaled as its face's others are), whichever makes its
+    die nearer the size its face's other dice were measured at (``usual_side``, context pixels).
+
+    A stray ratio is a measure that strays (a neighbour's side in the blob: the usual ratio) or a cut
+    that does (the alignment settled on a part of the die: dev table 708, engraved, an R view cut at
+    0.48 of its die, which the usual ratio of 1.23 made 0.39; its own measure was right).
+
+    >>> square = _affine((48.0, 48.0, 20.0, 0.0))   # a view cut at 20 px, its face's others at 1.5 dice
+    >>> _own_or_usual(square, 40.0, 0.5, 1.5, 40.0)   # its die measured 40 px, as the others': its own
+    0.5
+    >>> _own_or_usual(_affine((48.0, 48.0, 60.0, 0.0)), 58.0, 60 / 58, 1.5, 40.0)   # measured too large
+    1.5
+    """
+    if not (np.isfinite(side) and math.isfinite(usual_side)):
+        return usual_ratio
+    cut = _similar(h)[2]
+    return ratio if abs(math.log(side / usual_side)) <= abs(math.log(cut / usual_ratio / usual_side)) else usual_ratio
 
 
 def _sized_to_dice(contexts, labels, hyps):
@@ -770,11 +792,13 @@ def _sized_to_dice(contexts, labels, hyps):
     its body colour in two strips, each of which is measured instead of the die (dev table 706,
     drawn words: every R view at 0.4 of its size)."""
     ratios = np.full(len(contexts), np.nan)
+    centres = np.full((len(contexts), 2), np.nan)
     for i, (ctx, h) in enumerate(zip(contexts, hyps)):
         x, y, side, _ = _similar(h)
         measured = BodyMap(ctx, _body_colour([ctx], [h])).measure(x, y, reach=0.5 * side)
         if measured is not None and 0.4 < side / mean_side(measured) < 2.5:
             ratios[i] = side / mean_side(measured)
+            centres[i] = measured.mean(0)
     sides = np.array([_similar(h)[2] for h in hyps]) / ratios  # each die's measured side (context pixels)
     every = sides[np.isfinite(sides)]
     overall = float(np.median(every)) if len(every) else math.nan
@@ -792,9 +816,15 @@ def _sized_to_dice(contexts, labels, hyps):
             if len(known) == 0:
                 continue
             median = float(np.median(known))
-            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD) else median for i in mine]
+            usual = float(np.median(own))
+            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD) else _own_or_usual(hyps[i], sides[i], ratios[i], median, usual)
+                      for i in mine]
         for i, r in zip(mine, shrink):
             x, y, a, b, c, d = _affine(hyps[i])
+            # A view cut on its measured die but centred well off it (a letter matched a part of
+            # itself: dev table 701, engraved, L views 0.23-0.43 of a side off) is moved onto it.
+            if r == ratios[i] and math.hypot(x - centres[i][0], y - centres[i][1]) > RECENTRE * sides[i]:
+                x, y = centres[i]
             out[i] = np.array([x, y, a / r, b / r, c / r, d / r])
     return out
 

@@ -519,6 +519,46 @@ def test_taught_views_are_cut_at_the_size_of_their_die():
     assert _similar(alone[0])[2] / FACE_PX > 1.3
 
 
+def test_a_view_cut_at_part_of_its_die_takes_its_own_measure_not_its_faces_usual_ratio():
+    """A view the alignment cut at part of its die (dev tables 701 and 708, engraved: R views at 0.78
+    and 0.48 of their dice) while its die measures as its face's others do: its own measure is
+    right, and its face's usual ratio of cut to die (1.5 here) would cut it at about half. Of the two, the view takes the one that makes its die the size of its face's other
+    dice; a view whose measure is what strays (a neighbour in its blob) still takes the usual ratio."""
+    from lcr_pi.vision.teach import FACE_PX, _affine, _similar, _sized_to_dice
+
+    turns = (0, 10, 25, 5)
+    contexts = [_die_in_context(FACE_PX, t) for t in turns]
+    labels = ["dot"] * 4
+    centre = (len(contexts[0]) - 1) / 2
+    cuts = [_affine((centre, centre, k * FACE_PX, math.radians(t))) for k, t in zip((1.5, 1.5, 1.5, 0.8), turns)]
+    sides = [_similar(h)[2] / FACE_PX for h in _sized_to_dice(contexts, labels, cuts)]
+    assert all(abs(s - 1.0) < 0.08 for s in sides), sides
+    # the fourth view's die measured 1.45 times too large (a patch of body colour behind it): the usual ratio
+    contexts[3] = _die_in_context(FACE_PX, 5, behind=1.45 * FACE_PX)
+    cuts[3] = _affine((centre, centre, 1.5 * FACE_PX, math.radians(5)))
+    sides = [_similar(h)[2] / FACE_PX for h in _sized_to_dice(contexts, labels, cuts)]
+    assert all(abs(s - 1.0) < 0.08 for s in sides), sides
+
+
+def test_a_view_cut_well_off_the_middle_of_its_measured_die_is_moved_onto_it():
+    """Aligned on each other, an engraved letter's views can settle on a part of the letter (dev table
+    701: L views 0.23-0.43 of a side off their dice's middles, their size right): a view centred
+    more than RECENTRE sides off its measured die is moved onto it; one a little off keeps its place
+    (a die's measure at a slant takes in a side, and a well-aligned view is nearer right)."""
+    from lcr_pi.vision.teach import FACE_PX, RECENTRE, _affine, _similar, _sized_to_dice
+
+    turns = (0, 10, 25, 5)
+    contexts = [_die_in_context(FACE_PX, t) for t in turns]
+    centre = (len(contexts[0]) - 1) / 2
+    shifts = (0.0, 0.0, 0.5 * RECENTRE, 1.75 * RECENTRE)
+    cuts = [_affine((centre + k * FACE_PX, centre, FACE_PX, math.radians(t))) for k, t in zip(shifts, turns)]
+    sized = [_similar(h) for h in _sized_to_dice(contexts, ["dot"] * 4, cuts)]
+    offsets = [math.hypot(x - centre, y - centre) / FACE_PX for x, y, _, _ in sized]
+    assert offsets[3] < 0.06, offsets
+    assert abs(offsets[2] - 0.5 * RECENTRE) < 0.02, offsets
+    assert all(abs(side / FACE_PX - 1.0) < 0.08 for _, _, side, _ in sized), sized
+
+
 def test_a_face_whose_views_all_measure_wrong_takes_the_size_of_the_other_faces_dice():
     """A word as wide as the face splits its body colour in two strips: every view of that face
     measures a strip, not the die (dev table 706: the R views at a third of their size), so the
