@@ -559,6 +559,24 @@ def test_a_view_cut_well_off_the_middle_of_its_measured_die_is_moved_onto_it():
     assert all(abs(side / FACE_PX - 1.0) < 0.08 for _, _, side, _ in sized), sized
 
 
+def test_the_features_make_a_find_beside_a_touching_die_sure_but_not_one_nearer_than_a_side():
+    """The features' second opinion makes a find the descriptors named the same way sure only where
+    no other find is near enough for this one to be its side face (nearer than NEIGHBOURS, a side).
+    A touching die lies a side or more away: beside it the features make a find sure (dev tables
+    705 and 709, painted: dice named right by both cues were doubted for a touching neighbour
+    1.0-1.3 sides away); a find nearer than a side keeps its doubt (a ring on a side face, read as
+    the dot face by both cues)."""
+    from lcr_pi.vision.teach import _alone, second_opinion
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    find = TaughtDie("L", 0.4, square + [100, 100], 0.2)
+    features = {"L": 0.9, "R": 0.5}
+    for gap, sure in ((1.1, True), (1.5, True), (0.85, False)):
+        other = TaughtDie("dot", 1.0, square + [100 + 40 * gap, 100], 0.1)
+        judged = second_opinion(find, features, 0.6, alone=_alone(find, [find, other]))
+        assert (judged.confidence >= 0.6) is sure, (gap, judged.confidence)
+
+
 def test_a_face_whose_views_all_measure_wrong_takes_the_size_of_the_other_faces_dice():
     """A word as wide as the face splits its body colour in two strips: every view of that face
     measures a strip, not the die (dev table 706: the R views at a third of their size), so the
