@@ -790,7 +790,9 @@ def _sized_to_dice(contexts, labels, hyps):
     median is more than :data:`FACE_SIZE_SPREAD` off that of all the views, or that has no measure,
     takes the latter: every face of one design is one size, and a word as wide as the face splits
     its body colour in two strips, each of which is measured instead of the die (dev table 706,
-    drawn words: every R view at 0.4 of its size)."""
+    drawn words: every R view at 0.4 of its size). A view whose ratio of cut to die strays may have
+    its cut astray rather than its measure: :func:`_own_or_usual` tells which. A view cut at its
+    measured die but centred more than :data:`RECENTRE` sides off it is moved onto it."""
     ratios = np.full(len(contexts), np.nan)
     centres = np.full((len(contexts), 2), np.nan)
     for i, (ctx, h) in enumerate(zip(contexts, hyps)):
@@ -817,8 +819,8 @@ def _sized_to_dice(contexts, labels, hyps):
                 continue
             median = float(np.median(known))
             usual = float(np.median(own))
-            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD) else _own_or_usual(hyps[i], sides[i], ratios[i], median, usual)
-                      for i in mine]
+            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD)
+                      else _own_or_usual(hyps[i], sides[i], ratios[i], median, usual) for i in mine]
         for i, r in zip(mine, shrink):
             x, y, a, b, c, d = _affine(hyps[i])
             # A view cut on its measured die but centred well off it (a letter matched a part of
@@ -1638,8 +1640,9 @@ def _same_die(die, taught_die) -> bool:
 # Chosen on renderer seeds 3->7 and 5->9 (teach -> read, bench_teach's designs), not on the
 # benchmark's 1->2: sure-and-wrong frames 7 -> 6 of 360, die accuracy -0.9 to +2.4 points.
 # NEIGHBOURS was 1.6 sides until 2026-12-06: a touching die lies a side or more away, a side face
-# nearer (its find's middle 0.68-0.98 of their mean side from its top's at dev tables 701-709), and at 1.6 dice
-# named right by both cues were doubted for a touching neighbour (painted 705 and 709, 1.0-1.3 sides).
+# nearer (its find's middle 0.68-0.98 of their mean side from its top's at dev tables 701-709), and
+# at 1.6 dice named right by both cues were doubted for a touching neighbour (painted 705 and 709,
+# 1.0-1.3 sides).
 # At 1.0, dev tables 701-710: words 84.3 -> 84.5 %, painted 85.4 -> 86.0 %, engraved 88.0 -> 88.1 %,
 # no table lower, frames sure and wrong 8 as before (README, teach, "A touching die").
 FEATURE_LEAD = 0.1

@@ -522,8 +522,9 @@ def test_taught_views_are_cut_at_the_size_of_their_die():
 def test_a_view_cut_at_part_of_its_die_takes_its_own_measure_not_its_faces_usual_ratio():
     """A view the alignment cut at part of its die (dev tables 701 and 708, engraved: R views at 0.78
     and 0.48 of their dice) while its die measures as its face's others do: its own measure is
-    right, and its face's usual ratio of cut to die (1.5 here) would cut it at about half. Of the two, the view takes the one that makes its die the size of its face's other
-    dice; a view whose measure is what strays (a neighbour in its blob) still takes the usual ratio."""
+    right, and its face's usual ratio of cut to die (1.5 here) would cut it at about half. Of the
+    two, the view takes the one that makes its die the size of its face's other dice; a view whose
+    measure is what strays (a neighbour in its blob) still takes the usual ratio."""
     from lcr_pi.vision.teach import FACE_PX, _affine, _similar, _sized_to_dice
 
     turns = (0, 10, 25, 5)
