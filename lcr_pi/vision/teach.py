@@ -752,25 +752,24 @@ def _within(value: float, reference: float, spread: float) -> bool:
     return bool(np.isfinite(value)) and abs(math.log(value / reference)) <= math.log(spread)
 
 
-def _own_or_usual(h, side: float, ratio: float, usual_ratio: float, usual_side: float) -> float:
-    """The ratio of cut to die for a view whose own ratio strays from its face's usual one: its own
-    (its die as measured) or the usual (its cut scaled as its face's others are), whichever makes its
-    die nearer the size its face's other dice were measured at (``usual_side``, context pixels).
+def _own_measure_nearer(cut: float, side: float, usual_ratio: float, usual_side: float) -> bool:
+    """For a view whose ratio of cut to die strays from its face's usual one: whether its own measure
+    (its die ``side``) rather than the usual ratio (its ``cut`` scaled as its face's others are)
+    makes its die nearer the size its face's other dice were measured at (``usual_side``; all in
+    context pixels). Unknown sizes: False.
 
     A stray ratio is a measure that strays (a neighbour's side in the blob: the usual ratio) or a cut
     that does (the alignment settled on a part of the die: dev table 708, engraved, an R view cut at
     0.48 of its die, which the usual ratio of 1.23 made 0.39; its own measure was right).
 
-    >>> square = _affine((48.0, 48.0, 20.0, 0.0))   # a view cut at 20 px, its face's others at 1.5 dice
-    >>> _own_or_usual(square, 40.0, 0.5, 1.5, 40.0)   # its die measured 40 px, as the others': its own
-    0.5
-    >>> _own_or_usual(_affine((48.0, 48.0, 60.0, 0.0)), 58.0, 60 / 58, 1.5, 40.0)   # measured too large
-    1.5
+    >>> _own_measure_nearer(20.0, 40.0, 1.5, 40.0)   # cut at 20 px, its die 40 px as the others': its own
+    True
+    >>> _own_measure_nearer(60.0, 58.0, 1.5, 40.0)   # its die measured too large: the usual ratio
+    False
     """
     if not (np.isfinite(side) and math.isfinite(usual_side)):
-        return usual_ratio
-    cut = _similar(h)[2]
-    return ratio if abs(math.log(side / usual_side)) <= abs(math.log(cut / usual_ratio / usual_side)) else usual_ratio
+        return False
+    return abs(math.log(side / usual_side)) <= abs(math.log(cut / usual_ratio / usual_side))
 
 
 def _sized_to_dice(contexts, labels, hyps):
@@ -791,7 +790,7 @@ def _sized_to_dice(contexts, labels, hyps):
     takes the latter: every face of one design is one size, and a word as wide as the face splits
     its body colour in two strips, each of which is measured instead of the die (dev table 706,
     drawn words: every R view at 0.4 of its size). A view whose ratio of cut to die strays may have
-    its cut astray rather than its measure: :func:`_own_or_usual` tells which. A view cut at its
+    its cut astray rather than its measure: :func:`_own_measure_nearer` tells which. A view cut at its
     measured die but centred more than :data:`RECENTRE` sides off it is moved onto it."""
     ratios = np.full(len(contexts), np.nan)
     centres = np.full((len(contexts), 2), np.nan)
@@ -813,19 +812,21 @@ def _sized_to_dice(contexts, labels, hyps):
             # the face's own measures are off: its dice are as large as the others'
             target = [sides[i] if _within(sides[i], overall, VIEW_SIZE_SPREAD) else overall for i in mine]
             shrink = [_similar(hyps[i])[2] / t for i, t in zip(mine, target)]
+            on_measure = [False] * len(mine)  # the face's measures are off: no view is moved onto one
         else:
             known = ratios[mine][np.isfinite(ratios[mine])]
             if len(known) == 0:
                 continue
             median = float(np.median(known))
             usual = float(np.median(own))
-            shrink = [ratios[i] if _within(ratios[i], median, VIEW_SIZE_SPREAD)
-                      else _own_or_usual(hyps[i], sides[i], ratios[i], median, usual) for i in mine]
-        for i, r in zip(mine, shrink):
+            on_measure = [_within(ratios[i], median, VIEW_SIZE_SPREAD)
+                          or _own_measure_nearer(_similar(hyps[i])[2], sides[i], median, usual) for i in mine]
+            shrink = [ratios[i] if o else median for i, o in zip(mine, on_measure)]
+        for i, r, o in zip(mine, shrink, on_measure):
             x, y, a, b, c, d = _affine(hyps[i])
             # A view cut on its measured die but centred well off it (a letter matched a part of
             # itself: dev table 701, engraved, L views 0.23-0.43 of a side off) is moved onto it.
-            if r == ratios[i] and math.hypot(x - centres[i][0], y - centres[i][1]) > RECENTRE * sides[i]:
+            if o and math.hypot(x - centres[i][0], y - centres[i][1]) > RECENTRE * sides[i]:
                 x, y = centres[i]
             out[i] = np.array([x, y, a / r, b / r, c / r, d / r])
     return out
@@ -1323,7 +1324,14 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
                 found.append(die)
     dice = _one_per_die(found)
     view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
-    lightness = (lambda die: _body_lightness(frame, die, taught.body)) if taught.body else None
+    lightness = None
+    if taught.body:
+        known: dict[int, float] = {}  # a find may be compared with several: each measured once
+
+        def lightness(die: TaughtDie) -> float:
+            if id(die) not in known:
+                known[id(die)] = _body_lightness(frame, die, taught.body)
+            return known[id(die)]
     dice = [_unsure_if_a_side(d, dice, view_centre, lightness) for d in dice]
     if not dice:
         return dice, []
