@@ -57,7 +57,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         return f"descriptors[{'far' if fam < sure else 'near ' + others[0][1]}]"
 
     why = {id(t): (parts(t) if t.confidence < sure else "") for t in found}
-    agreed = set()
+    agreed, not_against = set(), set()
     if features is not None and found:
         views = features.similarities([T.straight_crop(T.face_context(frame, t.corners)) for t in found])
         new = []
@@ -66,6 +66,8 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
             named, lead = T.FeatureMatcher.best(v)
             if named == n.face and lead >= T.FEATURE_LEAD:
                 agreed.add(tuple(n.centre))
+            if named == n.face or lead < T.FEATURE_LEAD:
+                not_against.add(tuple(n.centre))
             r = why[id(t)]
             if n.confidence < sure:
                 if t.confidence >= sure:
@@ -84,10 +86,13 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         found = new
     res = []
     sure_finds = [d for d in dets if d.score >= sure_detection]
+    view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
     for t in found:
         r = why[id(t)]
+        by_features = T._features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre)
         if (not any(T._same_die(d, t) for d in reading.dice) and t.confidence >= sure
-                and not T.vouched(t, sure_finds, found)):
+                and not T.vouched(t, sure_finds, found, view_centre, by_features=by_features)):
             near = [d.score for d in dets if T._inside((d.cx, d.cy), t.corners, 1.3)]
             best = max(near, default=0.0)
             t, r = replace(t, confidence=min(t.confidence, 0.5)), "colour only" + (
@@ -95,7 +100,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
                 else " (detector weak there)" if near else " (no detection)")
         sure_here = [d for d in reading.dice if d.sure and T._same_die(d, t)]
         if sure_here and not all(d.face == t.face or {d.face, t.face} == {"1", "dot"} for d in sure_here):
-            if reader_knows or t.confidence < T.CLEAR_FIND or tuple(t.centre) not in agreed:
+            if reader_knows or t.confidence < T.CLEAR_FIND or tuple(t.centre) not in not_against:
                 if t.confidence >= sure:
                     r = "reader sure of another"
                 t = replace(t, confidence=min(t.confidence, 0.5))
