@@ -53,7 +53,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         others = sorted((d, f) for f, d in t.distances.items() if f != t.face)
         r = d1 / max(others[0][0], 1e-6)
         if t.confidence == 0.0 and fam >= sure and r < 0.8:
-            return "descriptors[zeroed: group/side]"
+            return "descriptors[zeroed: tie]" if t.tied else "descriptors[zeroed: side]"
         return f"descriptors[{'far' if fam < sure else 'near ' + others[0][1]}]"
 
     why = {id(t): (parts(t) if t.confidence < sure else "") for t in found}

@@ -1071,6 +1071,7 @@ class TaughtDie:
     corners: np.ndarray  # (4, 2) frame pixels
     distance: float
     distances: dict = field(default_factory=dict)  # each taught face's best distance here
+    tied: bool = False  # unsure only because two searches named it different faces about as well
 
     @property
     def centre(self) -> np.ndarray:
@@ -1367,7 +1368,7 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
 
     Finds that overlap are one die (two flat dice's top faces cannot overlap): the nearest match
     names it, and if another start found it as a different face nearly as well, the die is unsure
-    (its face depends on where one looks). A die's sides show other faces (a ring, a word) that can
+    (its face depends on where one looks; ``tied``, which the features may settle: second_opinion). A die's sides show other faces (a ring, a word) that can
     match too, along the die's edge: a find much smaller than a neighbouring find is a side (or a
     mark) and is dropped, unless it is a clear find of a die's size centred beyond where that
     die's sides end (a touching die found a little smaller than its neighbour).
@@ -1384,7 +1385,7 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
     for g in groups:
         best = g[0]
         if any(o.face != best.face and o.distance <= 1.25 * best.distance for o in g[1:]):
-            best = replace(best, confidence=0.0)
+            best = replace(best, confidence=0.0, tied=True)
         dice.append(best)
     kept: list[TaughtDie] = []
     on_sides: list[TaughtDie] = []
@@ -1446,10 +1447,10 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
             continue
         distance = float(np.linalg.norm(d.centre - other.centre))
         if distance < SIDE_GAP * 0.5 * (d.side + other.side):
-            return replace(d, confidence=0.0)
+            return replace(d, confidence=0.0, tied=False)
         if (lightness is not None and distance < SIDE_REACH_DARK * 0.5 * (d.side + other.side)
                 and lightness(d) < SIDE_DARK * lightness(other)):
-            return replace(d, confidence=0.0)
+            return replace(d, confidence=0.0, tied=False)
     return d
 
 
@@ -1665,6 +1666,9 @@ def _same_die(die, taught_die) -> bool:
 # 1.0-1.3 sides).
 # At 1.0, dev tables 701-710: words 84.3 -> 84.5 %, painted 85.4 -> 86.0 %, engraved 88.0 -> 88.1 %,
 # no table lower, frames sure and wrong 8 as before (README, teach, "A touching die").
+# A die two searches named different faces about as well (_one_per_die's tie) is not lost: the
+# features, naming the nearer match's face with a clear lead, settle it (2026-12-06; README, teach,
+# "The features settle a tie").
 FEATURE_LEAD = 0.1
 FEATURE_RESCUE_FLOOR = 0.1
 NEIGHBOURS = 1.0
@@ -1680,8 +1684,9 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     """A taught die judged again with the features' view of it (:meth:`FeatureMatcher.similarities`).
 
     Both name the same face: sure when either is (the descriptors' confidence, or a clear lead of
-    the features where the descriptors are not lost). The features clearly name another face:
-    unsure (one of them is wrong). Otherwise the descriptors' judgement stands.
+    the features where the descriptors are not lost, or only tied between two faces: ``tied``, see
+    :func:`_one_per_die`). The features clearly name another face: unsure (one of them is wrong).
+    Otherwise the descriptors' judgement stands.
 
     >>> t = TaughtDie("L", 0.4, np.zeros((4, 2)), 1.0)
     >>> second_opinion(t, {"L": 0.9, "R": 0.5}, 0.6).confidence
@@ -1694,12 +1699,16 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     0.05
     >>> second_opinion(t, {"L": 0.9, "R": 0.5}, 0.6, alone=False).confidence   # another find touches it
     0.4
+    >>> tied = replace(t, confidence=0.0, tied=True)   # two searches named it L and R about as well
+    >>> [second_opinion(tied, v, 0.6).confidence for v in ({"L": 0.9, "R": 0.5}, {"R": 0.9, "L": 0.5}, {"L": 0.9, "R": 0.85})]
+    [0.6, 0.0, 0.0]
     """
     face, lead = FeatureMatcher.best(similarity)
     if lead < FEATURE_LEAD:
         return t
     if face == t.face:
-        return replace(t, confidence=max(t.confidence, sure_confidence)) if alone and t.confidence >= FEATURE_RESCUE_FLOOR else t
+        rescued = t.confidence >= FEATURE_RESCUE_FLOOR or t.tied
+        return replace(t, confidence=max(t.confidence, sure_confidence)) if alone and rescued else t
     return replace(t, confidence=min(t.confidence, 0.5))
 
 

@@ -578,6 +578,23 @@ def test_the_features_make_a_find_beside_a_touching_die_sure_but_not_one_nearer_
         assert (judged.confidence >= 0.6) is sure, (gap, judged.confidence)
 
 
+def test_a_die_two_searches_named_differently_is_settled_by_the_features_but_a_side_is_not():
+    """Two searches of one die naming different faces about as well leave it unsure, as tied; the
+    features naming the nearer match's face with a clear lead settle it (dev tables 705 and 708,
+    drawn words). A find zeroed as another die's side face is not tied, and stays unsure."""
+    from lcr_pi.vision.teach import _one_per_die, _unsure_if_a_side, second_opinion
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    (tie,) = _one_per_die([TaughtDie("L", 0.9, square + [100, 100], 0.10), TaughtDie("R", 0.8, square + [102, 101], 0.12)])
+    assert (tie.face, tie.confidence, tie.tied) == ("L", 0.0, True)
+    assert second_opinion(tie, {"L": 0.9, "R": 0.6}, 0.6).confidence == 0.6
+    assert second_opinion(tie, {"R": 0.9, "L": 0.6}, 0.6).confidence == 0.0
+    top = TaughtDie("dot", 1.0, square + [100, 300], 0.1)
+    side = _unsure_if_a_side(replace(tie, corners=square + [110, 270]), [top, replace(tie, corners=square + [110, 270])], (320, 240))
+    assert (side.confidence, side.tied) == (0.0, False)
+    assert second_opinion(side, {"L": 0.9, "R": 0.6}, 0.6).confidence == 0.0
+
+
 def test_a_face_whose_views_all_measure_wrong_takes_the_size_of_the_other_faces_dice():
     """A word as wide as the face splits its body colour in two strips: every view of that face
     measures a strip, not the die (dev table 706: the R views at a third of their size), so the
