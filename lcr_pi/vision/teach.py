@@ -1846,8 +1846,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     the taught set names the face clearly (at least :data:`CLEAR_FIND`), the features not clearly
     naming another face: then the taught face stands. Where the reader does not know the design, a
     die it is sure shows a taught face but on which no taught die was found is doubted if it has the
-    taught dice's body colour. With no taught die in the frame and no such die the reading is returned unchanged, but
-    for the dice's ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
+    taught dice's body colour. With no taught die in the frame and no such die the reading is
+    returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
     for this set) each taught die also gets :func:`second_opinion`.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
@@ -1870,7 +1870,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
-    not_against = set()  # ... and of those on which the features name no other face with a clear lead
+    not_against = set()  # the middles of those on which the features name no other face with a clear lead
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found)) for t, v in zip(found, views)]
@@ -1888,7 +1888,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # engraved: a die's side face, seen at a slant as large as its top, 1.07 sides from it), nor with
     # a die of the reader's that no taught find accounts for within a side (that die's side face, or
     # it a side of that die: dev table 706, painted, a white die's R side read surely beside the
-    # violet top the colour found).
+    # violet top the colour found), nor where it is much smaller or larger than the frame's other
+    # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die).
     view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(
@@ -1960,7 +1961,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         # A reader's die centred on a taught die's face is that die seen again; one lying largely
         # on a taught die's sides may be that side (it shows another face): not announced. A die
         # that stood (a taught die named it the same) is its own die, though a neighbour's outline
-        # reach its middle (dev table 704, drawn words: a dot touching an L turned 30 degrees, whose
+        # reaches its middle (dev table 704, drawn words: a dot touching an L turned 30 degrees, whose
         # corner came within 0.1 sides of the dot's middle, was left out of a roll read as clear),
         # and a top face if its taught die is sure.
         own = stood.get(id(d))
