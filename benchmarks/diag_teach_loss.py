@@ -86,7 +86,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         found = new
     res = []
     sure_finds = [d for d in dets if d.score >= sure_detection]
-    view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
     for t in found:
         r = why[id(t)]

@@ -1324,7 +1324,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             if die is not None:
                 found.append(die)
     dice = _one_per_die(found)
-    view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    view_centre = _view_centre(frame)
     lightness = None
     if taught.body:
         known: dict[int, float] = {}  # a find may be compared with several: each measured once
@@ -1368,10 +1368,11 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
 
     Finds that overlap are one die (two flat dice's top faces cannot overlap): the nearest match
     names it, and if another start found it as a different face nearly as well, the die is unsure
-    (its face depends on where one looks; ``tied``, which the features may settle: second_opinion). A die's sides show other faces (a ring, a word) that can
-    match too, along the die's edge: a find much smaller than a neighbouring find is a side (or a
-    mark) and is dropped, unless it is a clear find of a die's size centred beyond where that
-    die's sides end (a touching die found a little smaller than its neighbour).
+    (its face depends on where one looks; ``tied``, which the features may settle: second_opinion).
+    A die's sides show other faces (a ring, a word) that can match too, along the die's edge: a find
+    much smaller than a neighbouring find is a side (or a mark) and is dropped, unless it is a clear
+    find of a die's size centred beyond where that die's sides end (a touching die found a little
+    smaller than its neighbour).
     """
     groups: list[list[TaughtDie]] = []
     for d in sorted(found, key=lambda d: d.distance):
@@ -1468,6 +1469,21 @@ def _inward_of(d: TaughtDie, other: TaughtDie, view_centre) -> bool:
     gap = d.centre - other.centre
     inward = np.asarray(view_centre, float) - other.centre
     return float(gap @ inward) > INWARD * float(np.linalg.norm(gap)) * float(np.linalg.norm(inward))
+
+
+def _sides_apart(t: TaughtDie, centre, side: float) -> float:
+    """How far ``centre`` lies from find ``t``'s middle, in the mean of ``t``'s side and ``side`` (a
+    find's there, or a reader's die's).
+
+    >>> _sides_apart(TaughtDie("L", 1.0, np.array([[0, 0], [40, 0], [40, 40], [0, 40]], float), 0.1), (60, 20), 40.0)
+    1.0
+    """
+    return float(np.linalg.norm(np.asarray(centre, float) - t.centre)) / ((side + t.side) / 2)
+
+
+def _view_centre(frame: np.ndarray) -> tuple[float, float]:
+    """The middle of the view: a die's side faces show on its side towards it."""
+    return frame.shape[1] / 2, frame.shape[0] / 2
 
 
 def _on_sides(d: TaughtDie, k: TaughtDie) -> bool:
@@ -1771,7 +1787,7 @@ def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: boo
     lo, hi = VOUCHED_SIZE
 
     def on_it(k: TaughtDie) -> bool:
-        apart = float(np.linalg.norm(k.centre - t.centre)) / ((k.side + t.side) / 2)
+        apart = _sides_apart(t, k.centre, k.side)
         if view_centre is None:
             return apart < VOUCHED_APART
         return apart < SIDE_GAP or (apart < VOUCHED_APART and _inward_of(t, k, view_centre))
@@ -1792,14 +1808,12 @@ def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centr
     the frame's other taught finds (within :data:`FEATURES_VOUCH_SIZE` of their median side: the
     cues name a face's print, not its size; a mark or a sliver of a die at the frame's edge is
     smaller)."""
-    def apart(centre, side: float, reach: float) -> bool:
-        return float(np.linalg.norm(np.asarray(centre, float) - t.centre)) >= reach * (side + t.side) / 2
-
     others = [k.side for k in found if k is not t]
     return (features_agree and t.confidence >= CLEAR_FIND
             and (not others or _within(t.side, float(np.median(others)), FEATURES_VOUCH_SIZE))
-            and all(k is t or apart(k.centre, k.side, SIDE_REACH_DARK) or not _inward_of(t, k, view_centre) for k in found)
-            and all(apart(d.centre, mean_side(die_corners(d)), VOUCHED_APART) for d in loose))
+            and all(k is t or _sides_apart(t, k.centre, k.side) >= SIDE_REACH_DARK or not _inward_of(t, k, view_centre)
+                    for k in found)
+            and all(_sides_apart(t, d.centre, mean_side(die_corners(d))) >= VOUCHED_APART for d in loose))
 
 
 def reader_knows_design(reader, taught: TaughtSet) -> bool:
@@ -1847,8 +1861,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     naming another face: then the taught face stands. Where the reader does not know the design, a
     die it is sure shows a taught face but on which no taught die was found is doubted if it has the
     taught dice's body colour. With no taught die in the frame and no such die the reading is
-    returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With ``features`` (a :class:`FeatureMatcher`
-    for this set) each taught die also gets :func:`second_opinion`.
+    returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
+    ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
+    :func:`second_opinion`.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -1890,7 +1905,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # it a side of that die: dev table 706, painted, a white die's R side read surely beside the
     # violet top the colour found), nor where it is much smaller or larger than the frame's other
     # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die).
-    view_centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    view_centre = _view_centre(frame)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(
                  t, finds, found, view_centre,
