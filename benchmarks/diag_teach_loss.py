@@ -52,7 +52,9 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         fam = float(np.clip(3.0 - d1 / taught.scale, 0, 1))
         others = sorted((d, f) for f, d in t.distances.items() if f != t.face)
         r = d1 / max(others[0][0], 1e-6)
-        if t.confidence == 0.0 and fam >= sure and r < 0.8:
+        # zeroed as a tie (_one_per_die) or a side (_unsure_if_a_side), not by the descriptors'
+        # own margin (judge: as near another face, the margin raised where the views mixed them up)
+        if t.confidence == 0.0 and fam >= sure and r < 0.8 and (t.tied or taught.judge(t.distances)[1] > 0):
             return "descriptors[zeroed: tie]" if t.tied else "descriptors[zeroed: side]"
         return f"descriptors[{'far' if fam < sure else 'near ' + others[0][1]}]"
 
