@@ -80,10 +80,9 @@ SURROUNDED = 0.35
 SIDE_CENTRES = 1.4
 NEIGHBOUR_SIZE = 0.55
 CLEAR_FIND = 0.9  # a find beside a larger die must match clearly to count as a die of its own
-# Two finds whose middles are closer than SIDE_GAP of their sides are seldom both flat dice (the
+# Two finds whose middles are closer than SIDE_GAP of their sides cannot both be flat dice (the
 # found sides vary by a quarter or so); the one on the other's side towards the middle of the view
-# (the cosine of the angle under INWARD) may be its side face (see _unsure_if_a_side), unless it is
-# as light as the other (SIDE_LIGHT, below).
+# (the cosine of the angle under INWARD) may be its side face (see _unsure_if_a_side).
 SIDE_GAP = 0.9
 INWARD = 0.3
 # At a slant a die's side face shows a whole side from its top face, as a touching die's top does,
@@ -93,17 +92,6 @@ INWARD = 0.3
 # touching dice 0.76-2.2 (a die in another's shadow is darker, or lighter beside one).
 SIDE_REACH_DARK = 1.2
 SIDE_DARK = 0.72
-# Nearer than SIDE_GAP, a find as light as the other (at least SIDE_LIGHT of its lightness) and of its
-# size (within SIDE_SIZE) is a touching die, not a side, unless that other find is itself a side or
-# the two lie under TOUCHING_GAP of their sides apart (one die found twice). Measured with the
-# finds zeroed as sides at dev tables 701-710 (2026-12-06): true dice there had 0.93-2.1 of their
-# neighbour's lightness, 0.65-0.9 sides away, found 0.78-1.32 of its size; sides beside a top 0.45-0.79,
-# but for three at engraved 706 as light as their top (0.96-1.04: one 0.69 of the top's size, two
-# that only the colour found, which then stay unsure as such: relabel), and sides of sides (the two
-# faces of one die that show) 0.6-1.4; a die found twice at engraved 705, 0.55 sides apart.
-SIDE_LIGHT = 0.9
-SIDE_SIZE = 1.33
-TOUCHING_GAP = 0.7
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
 # The typical distance by which a taught set judges how sure it is of a face is at least this: views
 # taught at one table agree closely (typical distances 0.07-0.12 for the painted design at dev tables
@@ -1345,7 +1333,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             if id(die) not in known:
                 known[id(die)] = _body_lightness(frame, die, taught.body)
             return known[id(die)]
-    dice = _sides_unsure(dice, view_centre, lightness)
+    dice = [_unsure_if_a_side(d, dice, view_centre, lightness) for d in dice]
     if not dice:
         return dice, []
     # Die-sized blobs of the body colour where no die was read: something the size and colour of a
@@ -1434,7 +1422,7 @@ def _body_lightness(frame: np.ndarray, die: TaughtDie, body: tuple) -> float:
     return float(np.median(px[near, 0])) if near.sum() >= 6 else math.nan
 
 
-def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None, sides=None) -> TaughtDie:
+def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None) -> TaughtDie:
     """``d``, unsure if it may be a side face of another find's die.
 
     Two flat dice's top faces cannot have their middles closer than a face's side, yet near the rim
@@ -1445,10 +1433,7 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     that touches it, found a little too large, so it is not dropped (which would silently leave a
     die out of the roll) but made unsure. Further off, up to :data:`SIDE_REACH_DARK` of a side, a
     find on the inner side is unsure where its body is much darker than the other's
-    (``lightness``, a find's body lightness: :data:`SIDE_DARK`). Given ``sides`` (the finds this
-    rule makes unsure without it, by ``id``), a find that close but as light as the other, of its
-    size and not one die found twice, stays sure where the other is not itself a side
-    (:func:`_touching_die`): lit from above, a side face is darker than its top.
+    (``lightness``, a find's body lightness: :data:`SIDE_DARK`).
 
     >>> square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], float)
     >>> top, side = TaughtDie("dot", 1.0, square(110, 306), 0.17), TaughtDie("dot", 1.0, square(125, 286), 0.18)
@@ -1463,34 +1448,11 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
             continue
         distance = float(np.linalg.norm(d.centre - other.centre))
         if distance < SIDE_GAP * 0.5 * (d.side + other.side):
-            if sides is not None and _touching_die(d, other, distance, lightness, sides):
-                continue
             return replace(d, confidence=0.0, tied=False)
         if (lightness is not None and distance < SIDE_REACH_DARK * 0.5 * (d.side + other.side)
                 and lightness(d) < SIDE_DARK * lightness(other)):
             return replace(d, confidence=0.0, tied=False)
     return d
-
-
-def _sides_unsure(dice: list[TaughtDie], view_centre, lightness=None) -> list[TaughtDie]:
-    """The finds, each unsure if it may be a side face of another's die (:func:`_unsure_if_a_side`).
-    A find as light as a neighbour nearer than :data:`SIDE_GAP` is a touching die unless that
-    neighbour is itself a side, so the sides by distance and darkness alone are found first."""
-    sides = {id(d) for d in dice if _unsure_if_a_side(d, dice, view_centre, lightness) is not d}
-    return [_unsure_if_a_side(d, dice, view_centre, lightness, sides) for d in dice]
-
-
-def _touching_die(d: TaughtDie, other: TaughtDie, distance: float, lightness, sides) -> bool:
-    """Whether find ``d``, ``distance`` from ``other`` and nearer than :data:`SIDE_GAP` on its inner
-    side, is a die touching it rather than its side face: as light (:data:`SIDE_LIGHT`), of its size
-    (:data:`SIDE_SIZE`), not under :data:`TOUCHING_GAP` of their sides apart, and ``other`` not
-    itself among the ``sides`` (two faces of one die, both sides, are lit alike)."""
-    if lightness is None or id(other) in sides or distance < TOUCHING_GAP * 0.5 * (d.side + other.side):
-        return False
-    if max(d.side, other.side) > SIDE_SIZE * min(d.side, other.side):
-        return False
-    mine, theirs = lightness(d), lightness(other)
-    return not (math.isnan(mine) or math.isnan(theirs)) and mine >= SIDE_LIGHT * theirs
 
 
 def _inward_of(d: TaughtDie, other: TaughtDie, view_centre) -> bool:
@@ -1796,8 +1758,7 @@ def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: boo
     detector find is needed. Given the middle of the view (``view_centre``), a find from
     :data:`SIDE_GAP` to :data:`VOUCHED_APART` sides away counts as on it only if ``t`` lies on its
     inner side: ``t`` may be its side face; a find on ``t``'s inner side may be ``t``'s own side
-    face, and ``t`` is still a top face. Nearer than that, the two are seldom both flat dice, and a
-    die no die of the reader's is on is not vouched for so near another find.
+    face, and ``t`` is still a top face. Nearer than that, the two cannot both be flat dice.
 
     >>> from lcr_pi.vision.detect import Detection
     >>> square = lambda x, side=40: np.array([[x, 0], [x + side, 0], [x + side, side], [x, side]], np.float64)

@@ -469,45 +469,6 @@ def test_a_darker_find_a_side_away_towards_the_middle_of_the_view_is_unsure_as_a
     assert _unsure_if_a_side(inner, [top, inner], view_centre).confidence == 1.0
 
 
-def test_a_find_nearer_than_a_side_as_light_as_its_neighbour_is_a_touching_die_not_a_side():
-    """Found sides run large, so touching dice were found 0.65-0.9 of their side apart at dev tables
-    701-710 and made unsure as sides; lit from above a side is darker than its top (0.45-0.79 of
-    it there), a touching die about as light (0.93 or more). As light and of a size, a find so near
-    stays sure; darker, much smaller, nearer still (one die found twice) or beside a find that is
-    itself a side (the two visible sides of one die are lit alike), it is unsure as before."""
-    from lcr_pi.vision.teach import _body_lightness, _sides_unsure, _unsure_if_a_side
-
-    body_bgr = (60, 160, 60)
-    body = _body_of(body_bgr, 10.0, 6.0)
-    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
-    view_centre = (20.0, 400.0)  # below them all: the lower of two finds is the inner one
-    top = TaughtDie("L", 1.0, square + [200, 100], 0.1)
-
-    def judged(inner, inner_bgr=body_bgr, others=()):
-        frame = np.full((480, 640, 3), 200, np.uint8)
-        for die, bgr in ((top, body_bgr), *others, (inner, inner_bgr)):
-            x0, y0 = np.round(die.corners.min(0)).astype(int)
-            x1, y1 = np.round(die.corners.max(0)).astype(int)
-            frame[y0:y1, x0:x1] = bgr
-        lightness = lambda die: _body_lightness(frame, die, body)  # noqa: E731
-        dice = [top, *(d for d, _ in others), inner]
-        return {d.face: d.confidence for d in _sides_unsure(dice, view_centre, lightness)}, lightness
-
-    touching = TaughtDie("dot", 1.0, square + [200, 134], 0.1)  # 0.85 sides below: nearer than SIDE_GAP
-    confidences, lightness = judged(touching)
-    assert confidences == {"L": 1.0, "dot": 1.0}
-    # the rule before: any find that near on the inner side is unsure
-    assert _unsure_if_a_side(touching, [top, touching], view_centre, lightness).confidence == 0.0
-    assert judged(touching, (20, 95, 20))[0]["dot"] == 0.0  # darker: a side face
-    assert judged(replace(touching, corners=square * 0.7 + [206, 130]))[0]["dot"] == 0.0  # 0.7 of the size
-    assert judged(replace(touching, corners=square + [200, 124]))[0]["dot"] == 0.0  # 0.6 sides: one die twice
-    # a side of the top (darker, 0.85 sides away) and, as light as that side, a find beside it: both sides
-    side = TaughtDie("C", 1.0, square + [200, 134], 0.1)
-    beyond = TaughtDie("R", 1.0, square + [200, 168], 0.1)
-    confidences, _ = judged(beyond, (20, 95, 20), others=[(side, (20, 95, 20))])
-    assert confidences == {"L": 1.0, "C": 0.0, "R": 0.0}
-
-
 def _body_of(bgr, spread_l: float, spread_ab: float) -> tuple:
     """A taught set's body colour (``TaughtSet.body``: Lab 0-255 and its spreads) for a BGR colour."""
     L, a, b = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
