@@ -172,7 +172,7 @@ def main():
                 unsure_reads = set(reading.unsure_dice)
                 frame_unsure = reading.verdict != "ok" or bool(unsure_reads)
                 for li, die in enumerate(scene.dice):
-                    truth_face, _, _ = taught.classify(T.view_context(image, die.corners))
+                    truth_face, _, _ = taught.classify(T.face_context(image, die.corners))  # as bench_teach.score_truth
                     key = None
                     ri = pairs.get(li)
                     if ri is None:
