@@ -6,7 +6,8 @@ showing that face, a few times (turn it between views), pressing Enter each time
 (or ``undo``) and Enter takes the last view back (a wrong face shown, a blurred view). From a folder: a
 labelled roll folder (``../shared/data/README.md`` format) of your dice; labels with ``corners`` or ``boxes`` are
 used as they are, otherwise the reader finds the single die in each picture; ``--empty IMAGE``, a
-picture of the empty tray from the same camera, does for a folder what the camera's empty tray does.
+picture of the empty tray from the same camera, does for a folder what the camera's empty tray does
+(each die, labelled or not, is then measured as what changed since).
 The taught set goes to ``calibration/teach-DESIGN.npz``; the game uses it when present.
 """
 
@@ -186,7 +187,7 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
     """Context crops of the faces in a labelled roll folder, ``{face: [crop, ...]}``; ``empty`` is a
     picture of the empty tray from the same camera, or None (see :func:`examples_from_camera`)."""
     from lcr_pi.vision.dataset import load_roll_folder, read_image
-    from lcr_pi.vision.teach import view_context
+    from lcr_pi.vision.teach import face_context, view_context
 
     folder = Path(folder)
     items = load_roll_folder(folder)
@@ -207,11 +208,13 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
             print(f"note: {item.image_path.name} is {image.shape[1]}x{image.shape[0]} and the empty tray "
                   f"{empty.shape[1]}x{empty.shape[0]}; pictures of another size are not compared with it")
         corners = corners_by_line.get(item.line_number)
+        labelled = True
         if corners is not None and len(corners) == len(item.faces):
             quads = corners
         elif item.boxes is not None and item.box_kind == "die":
             quads = [_corners_from_box(b) for b in item.boxes]
         elif reader is not None and len(item.faces) == 1:
+            labelled = False
             try:
                 outline, _ = die_shown(reader, image, there=there if same_camera else ())
             except UserError as exc:  # a picture the reader refuses (too small): which one
@@ -224,7 +227,11 @@ def examples_from_folder(folder, reader=None, empty: np.ndarray | None = None) -
             print(f"note: {item.image_path.name}: no corners or boxes and not a single die; skipped")
             continue
         for face, quad in zip(item.faces, quads):
-            examples.setdefault(face, []).append(view_context(image, quad, empty))
+            # A labelled outline is used as it is, but for a picture the empty tray can be compared
+            # with: measured without it, a die much the colour of its cloth is measured by its print
+            # (a mark 0.2-0.5 of the die at dev table 708), which then replaces the label.
+            view = face_context(image, quad) if labelled and not same_camera else view_context(image, quad, empty)
+            examples.setdefault(face, []).append(view)
     return examples
 
 
