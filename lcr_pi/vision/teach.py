@@ -1415,10 +1415,10 @@ def _looked_at_again(frame: np.ndarray, taught: TaughtSet, dice: list[TaughtDie]
 
     Each find under :data:`CLEAR_FIND` is searched for again in the picture cut around itself, its
     face in the middle at its own size and turn, as each taught view was cut around its own die; the
-    first search started from the reader's outline or the measured die, cut larger or off the
-    middle. A search so started fits more closely: at dev tables 701, 705 and 706 (drawn words), every
-    unclear find looked at again, the match came nearer for 104 of 116. :func:`_one_per_die` then
-    names the die by the nearer match.
+    first search started from the reader's outline or the measured die, which may be cut larger or
+    off the middle. A search so started fits more closely: at dev tables 701, 705 and 706 (drawn
+    words), every unclear find looked at again, the match came nearer for 104 of 116.
+    :func:`_one_per_die` then names the die by the nearer match.
 
     It fits anything more closely, side faces and a sliver of a die at the frame's edge too. So none
     is looked at again on another find's side towards the middle of the view within
