@@ -1619,10 +1619,11 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
 
 def test_an_unclear_find_is_looked_for_again_from_its_own_outline_and_kept_only_if_clear(monkeypatch):
     """A find under CLEAR_FIND is searched for again in the picture cut around the face found (its
-    own corners): a clear match there names the die by the nearer match; an unclear one is not
-    taken (a closer fit is found on side faces too); a clear find is not looked at again, nor is
-    one on another find's side towards the middle of the view (within 1.2 sides), where a die's
-    side face shows. (README, teach, "An unclear find looked at again".)"""
+    own corners), and if still not clear once more from where that search settled: a clear match
+    names the die by the nearer match; an unclear one is not taken (a closer fit is found on side
+    faces too); a clear find is not looked at again, nor is one on another find's side towards the
+    middle of the view (within 1.2 sides), where a die's side face shows. (README, teach, "An unclear
+    find looked at again".)"""
     import lcr_pi.vision.teach as teach_module
     from lcr_pi.vision.teach import find_taught_dice
 
@@ -1632,32 +1633,37 @@ def test_an_unclear_find_is_looked_for_again_from_its_own_outline_and_kept_only_
     def at(x, y):
         return np.array([[x - 20.0, y - 20.0], [x + 20.0, y - 20.0], [x + 20.0, y + 20.0], [x - 20.0, y + 20.0]])
 
-    def found_with(first, second, outlines):
+    def found_with(first, again, outlines):
+        """``first``: the outlines' finds by their x (else a clear L); ``again``: what each later
+        search finds, in turn, 2 px to the right of where it looked."""
         looks = []
 
         def die_at(frame, taught, square, outlines, body):
             looks.append(np.asarray(square, float).mean(0))
-            x = float(np.asarray(square).mean(0)[0])
             if len(looks) <= len(outlines):  # the outlines' own searches
-                face, confidence = first.get(round(x), ("L", 1.0))
+                face, confidence = first.get(round(float(looks[-1][0])), ("L", 1.0))
                 return TaughtDie(face, confidence, square, 0.3, {face: 0.3, "C": 0.9})
-            return second and TaughtDie(second[0], second[1], square, 0.1, {second[0]: 0.1, "C": 0.9})
+            k = len(looks) - len(outlines) - 1
+            face, confidence = again[k] if k < len(again) else again[-1]
+            return TaughtDie(face, confidence, square + [2.0, 0.0], 0.1, {face: 0.1, "C": 0.9})
 
         monkeypatch.setattr(teach_module, "_taught_die_at", die_at)
         dice, _ = find_taught_dice(frame, taught, outlines)
         return sorted((d.face, d.confidence) for d in dice), [tuple(np.round(p)) for p in looks]
 
-    dice, looks = found_with({160: ("R", 0.65)}, ("L", 1.0), [at(160, 120)])
+    dice, looks = found_with({160: ("R", 0.65)}, [("L", 1.0)], [at(160, 120)])
     assert dice == [("L", 1.0)] and looks == [(160, 120), (160, 120)]  # looked again at the find's corners
-    dice, looks = found_with({160: ("R", 0.65)}, ("L", 0.8), [at(160, 120)])
-    assert dice == [("R", 0.65)] and len(looks) == 2  # looked again, but not clearly: not taken
-    dice, looks = found_with({160: ("R", 0.95)}, ("L", 1.0), [at(160, 120)])
+    dice, looks = found_with({160: ("R", 0.65)}, [("L", 0.8), ("L", 0.95)], [at(160, 120)])
+    assert dice == [("L", 0.95)] and looks == [(160, 120), (160, 120), (162, 120)]  # once more, from there
+    dice, looks = found_with({160: ("R", 0.65)}, [("L", 0.8), ("L", 0.85)], [at(160, 120)])
+    assert dice == [("R", 0.65)] and len(looks) == 3  # looked again twice, never clearly: not taken
+    dice, looks = found_with({160: ("R", 0.95)}, [("L", 1.0)], [at(160, 120)])
     assert dice == [("R", 0.95)] and len(looks) == 1  # clear already
     # Beside a clear die at (250, 120): one side towards the middle of the view (160, 120) it may be
     # that die's side face, and is not looked at again; one side further out it is.
-    dice, looks = found_with({210: ("dot", 0.4)}, ("dot", 1.0), [at(250, 120), at(210, 120)])
+    dice, looks = found_with({210: ("dot", 0.4)}, [("dot", 1.0)], [at(250, 120), at(210, 120)])
     assert dice == [("L", 1.0), ("dot", 0.4)] and len(looks) == 2
-    dice, looks = found_with({290: ("dot", 0.4)}, ("dot", 1.0), [at(250, 120), at(290, 120)])
+    dice, looks = found_with({290: ("dot", 0.4)}, [("dot", 1.0)], [at(250, 120), at(290, 120)])
     assert dice == [("L", 1.0), ("dot", 1.0)] and looks[-1] == (290, 120)
 
 
