@@ -1441,16 +1441,16 @@ def _looked_at_again(frame: np.ndarray, taught: TaughtSet, dice: list[TaughtDie]
     return again
 
 
-def _on_inner_side(t: TaughtDie, found, view_centre, reach: float = SIDE_REACH_DARK) -> bool:
-    """Whether find ``t`` lies on another find's side towards the middle of the view, within ``reach``
-    of a side of it: where that die's side faces show (:func:`_inward_of`).
+def _on_inner_side(t: TaughtDie, found, view_centre) -> bool:
+    """Whether find ``t`` lies on another find's side towards the middle of the view, within
+    :data:`SIDE_REACH_DARK` of a side of it: where that die's side faces show (:func:`_inward_of`).
 
     >>> square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], float)
     >>> top = TaughtDie("L", 1.0, square(100, 300), 0.1)
     >>> [_on_inner_side(TaughtDie("dot", 1.0, square(100, y), 0.1), [top], (320, 240)) for y in (270, 262, 330)]
     [True, False, False]
     """
-    return any(k is not t and _sides_apart(t, k.centre, k.side) < reach and _inward_of(t, k, view_centre)
+    return any(k is not t and _sides_apart(t, k.centre, k.side) < SIDE_REACH_DARK and _inward_of(t, k, view_centre)
                for k in found)
 
 
