@@ -44,7 +44,8 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     """relabel's decisions, per taught die: (TaughtDie, reason for doubt or ''). ``dets``: the
     detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die.
     ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set."""
-    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice])
+    sure_finds = [d for d in dets if d.score >= sure_detection]
+    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice], sure_finds)
     def parts(t):
         if not t.distances or t.face not in t.distances:
             return "descriptors"
@@ -87,7 +88,6 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
             new.append(n)
         found = new
     res = []
-    sure_finds = [d for d in dets if d.score >= sure_detection]
     view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
     for t in found:

@@ -92,6 +92,16 @@ INWARD = 0.3
 # touching dice 0.76-2.2 (a die in another's shadow is darker, or lighter beside one).
 SIDE_REACH_DARK = 1.2
 SIDE_DARK = 0.72
+# Where two finds are too near for both to be flat dice, a sure find of the reader's detector scoring
+# at least SIDE_VOUCH, centred on the inner one (within VOUCHED_AT of its side) and of its size, names
+# it a top face, not a side: the detector learnt dice with their sides showing. At dev tables
+# 705-712 (2026-12-06, three designs) the side faces zeroed so had detector finds of 0.30-0.58 on them
+# or none; most top faces of touching dice zeroed so had 0.57-0.89, some under 0.55 or none (finds are
+# often cut larger than their dice, so touching dice come within SIDE_GAP). The outer find is then taken
+# for that die found again where it lies nearer than SAME_DIE (two flat dice are a side apart).
+SIDE_VOUCH = 0.65
+VOUCHED_AT = 0.35
+SAME_DIE = 0.6
 FAMILIAR = 3.5  # a face further than this many typical distances from every taught view is not of the set
 # The typical distance by which a taught set judges how sure it is of a face is at least this: views
 # taught at one table agree closely (typical distances 0.07-0.12 for the painted design at dev tables
@@ -1271,10 +1281,11 @@ class BodyMap:
         return out
 
 
-def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[list[TaughtDie], list[TaughtDie]]:
+def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -> tuple[list[TaughtDie], list[TaughtDie]]:
     """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
     one per die (the best-matching cut wins where several outlines found the same face); and the
-    die-sized blobs of the body colour where no die could be read (face ``"?"``)."""
+    die-sized blobs of the body colour where no die could be read (face ``"?"``). ``finds``: the
+    reader's detector's sure finds, which may vouch for a find as a top face (:func:`_unsure_if_a_side`)."""
     outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
     body = BodyMap(frame, taught.body) if taught.body else None
     squares: list[np.ndarray] = []
@@ -1336,7 +1347,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines) -> tuple[li
             if id(die) not in known:
                 known[id(die)] = _body_lightness(frame, die, taught.body)
             return known[id(die)]
-    dice = [_unsure_if_a_side(d, dice, view_centre, lightness) for d in dice]
+    dice = [_unsure_if_a_side(d, dice, view_centre, lightness, finds) for d in dice]
     if not dice:
         return dice, []
     # Die-sized blobs of the body colour where no die was read: something the size and colour of a
@@ -1470,7 +1481,7 @@ def _body_lightness(frame: np.ndarray, die: TaughtDie, body: tuple) -> float:
     return float(np.median(px[near, 0])) if near.sum() >= 6 else math.nan
 
 
-def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None) -> TaughtDie:
+def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None, finds=()) -> TaughtDie:
     """``d``, unsure if it may be a side face of another find's die.
 
     Two flat dice's top faces cannot have their middles closer than a face's side, yet near the rim
@@ -1481,7 +1492,9 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     that touches it, found a little too large, so it is not dropped (which would silently leave a
     die out of the roll) but made unsure. Further off, up to :data:`SIDE_REACH_DARK` of a side, a
     find on the inner side is unsure where its body is much darker than the other's
-    (``lightness``, a find's body lightness: :data:`SIDE_DARK`).
+    (``lightness``, a find's body lightness: :data:`SIDE_DARK`). Within a side, a find the reader's
+    detector vouches for as a top face (``finds``, :func:`_detector_vouches`) stays sure; then a
+    find nearer than :data:`SAME_DIE` that it lies inward of, with no such word, is unsure instead.
 
     >>> square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], float)
     >>> top, side = TaughtDie("dot", 1.0, square(110, 306), 0.17), TaughtDie("dot", 1.0, square(125, 286), 0.18)
@@ -1490,17 +1503,60 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     >>> apart = TaughtDie("dot", 1.0, square(142, 286), 0.18)  # a touching die, a side's width away
     >>> _unsure_if_a_side(apart, [top, apart], (320, 240)).confidence
     1.0
+    >>> from lcr_pi.vision.detect import Detection
+    >>> seen = [Detection(140, 301, 30, 30, 0.0, 0.8)]   # the detector sure of the inner find as a top face
+    >>> [round(d.confidence, 1) for d in (_unsure_if_a_side(top, [top, side], (320, 240), finds=seen), _unsure_if_a_side(side, [top, side], (320, 240), finds=seen))]
+    [1.0, 1.0]
+    >>> again = TaughtDie("dot", 1.0, square(122, 300), 0.18)   # one die found twice: 0.45 sides apart
+    >>> seen = [Detection(137, 315, 30, 30, 0.0, 0.8)]   # the detector sure of the inner one
+    >>> [round(d.confidence, 1) for d in (_unsure_if_a_side(top, [top, again], (320, 240), finds=seen), _unsure_if_a_side(again, [top, again], (320, 240), finds=seen))]
+    [0.0, 1.0]
     """
     for other in dice:
-        if other is d or not _inward_of(d, other, view_centre):
+        if other is d:
             continue
         distance = float(np.linalg.norm(d.centre - other.centre))
-        if distance < SIDE_GAP * 0.5 * (d.side + other.side):
+        reach = 0.5 * (d.side + other.side)
+        if not _inward_of(d, other, view_centre):
+            # ``other`` on d's inner side, too near and kept only on the detector's word: d, which the
+            # detector does not vouch for, is that die found again off its middle.
+            if (distance < SAME_DIE * reach and _inward_of(other, d, view_centre)
+                    and _detector_vouches(other, d, finds) and not _detector_vouches(d, other, finds)):
+                return replace(d, confidence=0.0, tied=False)
+            continue
+        if distance < SIDE_GAP * reach and not _detector_vouches(d, other, finds):
             return replace(d, confidence=0.0, tied=False)
-        if (lightness is not None and distance < SIDE_REACH_DARK * 0.5 * (d.side + other.side)
-                and lightness(d) < SIDE_DARK * lightness(other)):
+        if lightness is not None and distance < SIDE_REACH_DARK * reach and lightness(d) < SIDE_DARK * lightness(other):
             return replace(d, confidence=0.0, tied=False)
     return d
+
+
+def _detector_vouches(d: TaughtDie, other: TaughtDie, finds) -> bool:
+    """Whether a sure find of the reader's detector (``finds``) names taught find ``d`` a top face
+    where ``other`` is too near for both to be flat dice: ``d`` clear (:data:`CLEAR_FIND`), and a
+    find scoring at least :data:`SIDE_VOUCH` centred on it (within :data:`VOUCHED_AT` of its side,
+    nearer it than ``other``) and of its size (:data:`VOUCHED_SIZE`).
+
+    >>> from lcr_pi.vision.detect import Detection
+    >>> square = lambda x, y: np.array([[x, y], [x + 40, y], [x + 40, y + 40], [x, y + 40]], float)
+    >>> d, other = TaughtDie("L", 1.0, square(0, 0), 0.1), TaughtDie("dot", 1.0, square(0, 34), 0.1)
+    >>> [_detector_vouches(d, other, [Detection(21, 22, 42, 42, 0.0, score)]) for score in (0.8, 0.5)]
+    [True, False]
+    >>> _detector_vouches(d, other, [Detection(20, 40, 42, 42, 0.0, 0.8)])   # between them, nearer the other
+    False
+    >>> _detector_vouches(replace(d, confidence=0.8), other, [Detection(21, 22, 42, 42, 0.0, 0.8)])
+    False
+    """
+    if d.confidence < CLEAR_FIND:
+        return False
+    lo, hi = VOUCHED_SIZE
+    for f in finds:
+        at = np.array([f.cx, f.cy], np.float64)
+        off = float(np.linalg.norm(at - d.centre))
+        if (f.score >= SIDE_VOUCH and off < VOUCHED_AT * d.side and off < float(np.linalg.norm(at - other.centre))
+                and lo <= f.side / max(d.side, 1e-6) <= hi):
+            return True
+    return False
 
 
 def _inward_of(d: TaughtDie, other: TaughtDie, view_centre) -> bool:
@@ -1914,7 +1970,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
-    the taught set does.
+    the taught set does. A sure one of them may also name a find a top face where another find is
+    too near for both to be flat dice (:func:`_unsure_if_a_side`).
 
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
     design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
@@ -1930,7 +1987,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
-    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice])
+    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds)
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
     not_against = set()  # the middles of those on which the features name no other face with a clear lead
     if features is not None and found:

@@ -469,6 +469,51 @@ def test_a_darker_find_a_side_away_towards_the_middle_of_the_view_is_unsure_as_a
     assert _unsure_if_a_side(inner, [top, inner], view_centre).confidence == 1.0
 
 
+def test_within_a_side_a_find_the_detector_names_a_top_face_stays_sure_and_one_die_found_twice_does_not():
+    """Two finds nearer than SIDE_GAP cannot both be flat dice, so the inner one (towards the middle
+    of the view, where side faces show) was made unsure; yet a find can be 1.35 times its die, and
+    touching dice come that near. A sure find of the reader's detector on the inner one (at least
+    SIDE_VOUCH, centred on it, of its size) names it a top face: it stays sure. The detector scored
+    side faces 0.30-0.58 at dev tables 705-712. Where the two are nearer than SAME_DIE they are one
+    die found twice, and then the outer one, with no such word, is made unsure instead."""
+    from lcr_pi.vision.detect import Detection
+    from lcr_pi.vision.teach import SIDE_VOUCH, _unsure_if_a_side
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    view_centre = (220.0, 400.0)  # below both: the lower find is the inner one
+    top = TaughtDie("L", 1.0, square + [200, 100], 0.1)
+    inner = TaughtDie("dot", 1.0, square + [200, 135], 0.1)  # 0.88 sides away, towards the middle
+
+    def judged(d, dice, finds):
+        return round(_unsure_if_a_side(d, dice, view_centre, finds=finds).confidence, 2)
+
+    on_inner = lambda score, side=42.0: [Detection(221, 156, side, side, 0.0, score)]  # noqa: E731
+    assert judged(inner, [top, inner], on_inner(0.8)) == 1.0 and judged(top, [top, inner], on_inner(0.8)) == 1.0
+    assert judged(inner, [top, inner], on_inner(SIDE_VOUCH - 0.05)) == 0.0  # a side face's score
+    assert judged(inner, [top, inner], on_inner(0.8, side=15.0)) == 0.0  # a find of another size
+    assert judged(inner, [top, inner], []) == 0.0
+    assert judged(replace(inner, confidence=0.8), [top, inner], on_inner(0.8)) == 0.0  # not a clear find
+    # one die found twice, 0.45 sides apart: the detector on the inner find, so the outer is the copy
+    again = TaughtDie("dot", 1.0, square + [200, 118], 0.1)
+    on_again = [Detection(220, 138, 40, 40, 0.0, 0.8)]
+    assert judged(again, [top, again], on_again) == 1.0 and judged(top, [top, again], on_again) == 0.0
+    # at 0.88 sides the outer find is a touching die's top, not a copy: it stays sure
+    assert judged(top, [top, inner], on_inner(0.8)) == 1.0
+
+
+def test_at_a_tilted_table_a_die_touching_another_and_found_by_the_detector_is_read():
+    """Dev table 712 (drawn words, camera tilted 17 degrees), roll 16: a dot die touching another was
+    found 0.88 sides from it, on its side towards the middle of the view, and made unsure as a side
+    face; the reader's detector is sure of it as a top face (0.70), and the roll is read as it lies."""
+    reader = DiceReader()
+    empty, _, teaching, test, _ = _table_bench().one_table(712, "violet-words", (640, 480), 17)
+    examples, _ = bench_teach.player_examples(reader, teaching, 5, empty)
+    image, scene = test[16]
+    reading = TaughtReader(reader, teach(examples, name="violet-words", kind="lcr")).read(image, dice_kind="lcr")
+    assert sorted(d.face for d in scene.dice) == ["C", "dot", "dot"]
+    assert reading.verdict == "clear" and sorted(d.face for d in reading.dice) == ["C", "dot", "dot"]
+
+
 def _body_of(bgr, spread_l: float, spread_ab: float) -> tuple:
     """A taught set's body colour (``TaughtSet.body``: Lab 0-255 and its spreads) for a BGR colour."""
     L, a, b = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
@@ -1504,7 +1549,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say]})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
@@ -1540,7 +1585,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         found = [TaughtDie("C", confidence, square * size + [140, 160], 0.1, {"C": 0.1, "R": 0.5})]
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops)})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
@@ -1578,7 +1623,7 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
     reader_on_left = DieReading("dot", 0.61, (*left.corners.min(0), *left.corners.max(0)), tuple(map(tuple, left.corners)),
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: ([left, dot], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): ([left, dot], []))
     taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
@@ -1601,7 +1646,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     violet = (150, 40, 120)
     taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines: ([], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): ([], []))
 
     def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
