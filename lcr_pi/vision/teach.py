@@ -1515,18 +1515,17 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     for other in dice:
         if other is d:
             continue
-        distance = float(np.linalg.norm(d.centre - other.centre))
-        reach = 0.5 * (d.side + other.side)
+        apart = _sides_apart(d, other.centre, other.side)
         if not _inward_of(d, other, view_centre):
             # ``other`` on d's inner side, too near and kept only on the detector's word: d, which the
             # detector does not vouch for, is that die found again off its middle.
-            if (distance < SAME_DIE * reach and _inward_of(other, d, view_centre)
+            if (apart < SAME_DIE and _inward_of(other, d, view_centre)
                     and _detector_vouches(other, d, finds) and not _detector_vouches(d, other, finds)):
                 return replace(d, confidence=0.0, tied=False)
             continue
-        if distance < SIDE_GAP * reach and not _detector_vouches(d, other, finds):
+        if apart < SIDE_GAP and not _detector_vouches(d, other, finds):
             return replace(d, confidence=0.0, tied=False)
-        if lightness is not None and distance < SIDE_REACH_DARK * reach and lightness(d) < SIDE_DARK * lightness(other):
+        if lightness is not None and apart < SIDE_REACH_DARK and lightness(d) < SIDE_DARK * lightness(other):
             return replace(d, confidence=0.0, tied=False)
     return d
 
