@@ -1660,6 +1660,31 @@ class FeatureMatcher:
         self._rows = self._normalised(feats)
         self._faces = np.repeat(np.array(faces), 4)
         self.faces = tuple(dict.fromkeys(faces))
+        self.separation = self._separation()
+
+    def _separation(self) -> dict:
+        """How well the features tell the taught faces apart: for each face shown and another
+        face, the median over the shown face's views (each at its four quarter turns, searched for
+        among the other views) of the shown face's similarity less the other's."""
+        margins: dict = {}
+        sims = self._rows @ self._rows.T
+        for i in range(len(self._rows) // 4):
+            shown = str(self._faces[4 * i])
+            for k in range(4):
+                row = sims[4 * i + k].copy()
+                row[4 * i: 4 * i + 4] = -np.inf  # the view itself, at any turn, is left out
+                best = {f: float(row[self._faces == f].max()) for f in self.faces}
+                if not np.isfinite(best[shown]):
+                    continue  # the face's only view
+                for f in self.faces:
+                    if f != shown:
+                        margins.setdefault((shown, f), []).append(best[shown] - best[f])
+        return {pair: float(np.median(m)) for pair, m in margins.items()}
+
+    def tells_apart(self, shown: str, named: str) -> bool:
+        """Whether the features told face ``shown`` from face ``named`` on the taught views (by a
+        median lead of at least :data:`FEATURES_SEPARATE`); unknown pairs count as told apart."""
+        return self.separation.get((shown, named), math.inf) >= FEATURES_SEPARATE
 
     def _rooted(self, crops: list[np.ndarray]) -> np.ndarray:
         return np.sqrt(np.maximum(crop_features(self._net, crops), 0.0))
@@ -1792,6 +1817,27 @@ FEATURE_LEAD = 0.1
 FEATURE_RESCUE_FLOOR = 0.1
 NEIGHBOURS = 1.0
 
+# The features naming another face than the descriptors' sure one make the die unsure, but only
+# between two faces they told apart on the taught views (FeatureMatcher.separation: a median lead of
+# FEATURES_SEPARATE), or that the descriptors did not (TaughtSet.confusion: a held-out view, the
+# worst but one, as near the other face, DESCRIPTORS_SEPARATE). Traced at dev tables 701-709
+# (2026-12-06): of the sure descriptor reads the features named otherwise, all 9 of drawn words and
+# both painted ones were right (LEFT read as RIGHT or back, leads 0.11-0.37), and all 11 engraved ones
+# were wrong (an L that was a C or an R, a dot that was an R; leads 0.18-0.73). On the taught views the
+# features' median lead of LEFT over RIGHT was 0.09-0.34 (words, painted); of any engraved face over
+# another at least 0.64. At dev table 710 (engraved, 22 px dice) the features told L from the dot by
+# 0.08 and were right there, where the descriptors' views had mixed the two up too (1.45): hence the
+# second condition. README, teach, "The features' word between faces they tell apart".
+FEATURES_SEPARATE = 0.5
+DESCRIPTORS_SEPARATE = 1.0
+
+
+def features_count(features: "FeatureMatcher", taught: TaughtSet, shown: str, named: str) -> bool:
+    """Whether the features naming face ``named`` count against a taught die read as ``shown``: they
+    told the two apart on the taught views, or the descriptors did not (see above)."""
+    return (features.tells_apart(shown, named)
+            or taught.confusion.get(shown, {}).get(named, math.inf) >= DESCRIPTORS_SEPARATE)
+
 
 def _alone(t: TaughtDie, found: list[TaughtDie]) -> bool:
     """No other find's middle lies within NEIGHBOURS of the larger one's side from this one's (nearer,
@@ -1799,12 +1845,14 @@ def _alone(t: TaughtDie, found: list[TaughtDie]) -> bool:
     return all(k is t or np.linalg.norm(k.centre - t.centre) > NEIGHBOURS * max(k.side, t.side) for k in found)
 
 
-def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone: bool = True) -> TaughtDie:
+def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone: bool = True,
+                   counts=None) -> TaughtDie:
     """A taught die judged again with the features' view of it (:meth:`FeatureMatcher.similarities`).
 
     Both name the same face: sure when either is (the descriptors' confidence, or a clear lead of
     the features where the descriptors are not lost, or only tied between two faces: ``tied``, see
-    :func:`_one_per_die`). The features clearly name another face: unsure (one of them is wrong).
+    :func:`_one_per_die`). The features clearly name another face: unsure (one of them is wrong),
+    where ``counts(shown, named)`` (:func:`features_count`) says their word counts between the two.
     Otherwise the descriptors' judgement stands.
 
     >>> t = TaughtDie("L", 0.4, np.zeros((4, 2)), 1.0)
@@ -1818,12 +1866,15 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     0.05
     >>> second_opinion(t, {"L": 0.9, "R": 0.5}, 0.6, alone=False).confidence   # another find touches it
     0.4
+    >>> sure_l = replace(t, confidence=0.9)   # the features name R; on the taught views they mixed L and R up
+    >>> second_opinion(sure_l, {"L": 0.2, "R": 0.5}, 0.6, counts=lambda shown, named: False).confidence
+    0.9
     >>> tied = replace(t, confidence=0.0, tied=True)   # two searches named it L and R about as well
     >>> [second_opinion(tied, v, 0.6).confidence for v in ({"L": 0.9, "R": 0.5}, {"R": 0.9, "L": 0.5}, {"L": 0.9, "R": 0.85})]
     [0.6, 0.0, 0.0]
     """
     face, lead = FeatureMatcher.best(similarity)
-    if lead < FEATURE_LEAD:
+    if lead < FEATURE_LEAD or (face != t.face and counts is not None and not counts(t.face, face)):
         return t
     if face == t.face:
         rescued = t.confidence >= FEATURE_RESCUE_FLOOR or t.tied
@@ -1988,15 +2039,20 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds)
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
-    not_against = set()  # the middles of those on which the features name no other face with a clear lead
+    # the middles of those on which the features name no other face with a clear lead (or only one they
+    # did not tell from the taught face on the taught views: features_count)
+    not_against = set()
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
-        found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found)) for t, v in zip(found, views)]
+        def counts(shown: str, named: str) -> bool:
+            return features_count(features, taught, shown, named)
+
+        found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
         for t, v in zip(found, views):
             face, lead = FeatureMatcher.best(v)
             if face == t.face and lead >= FEATURE_LEAD:
                 agreed.add(tuple(t.centre))
-            if face == t.face or lead < FEATURE_LEAD:
+            if face == t.face or lead < FEATURE_LEAD or not counts(t.face, face):
                 not_against.add(tuple(t.centre))
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
     # look-alike: it makes the frame unsure rather than being announced, unless a sure find of the

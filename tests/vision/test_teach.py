@@ -514,6 +514,54 @@ def test_at_a_tilted_table_a_die_touching_another_and_found_by_the_detector_is_r
     assert reading.verdict == "clear" and sorted(d.face for d in reading.dice) == ["C", "dot", "dot"]
 
 
+def test_the_features_word_counts_only_between_faces_they_told_apart_on_the_taught_views(face_classifier):
+    """On the taught views the features tell engraved letters apart, but hardly the words LEFT and
+    RIGHT; their naming the other word then does not doubt a face the descriptors read."""
+    from lcr_pi.vision.teach import FEATURES_SEPARATE, FeatureMatcher
+
+    words = taught_from(bench_teach.design_scenes(1, 24, design="violet-words"), name="words")
+    engraved = taught_from(bench_teach.design_scenes(1, 24, design="green-engraved"), name="engraved")
+    by_words = FeatureMatcher(face_classifier, words.crops, words.crop_faces)
+    by_letters = FeatureMatcher(face_classifier, engraved.crops, engraved.crop_faces)
+    assert not by_words.tells_apart("L", "R") and not by_words.tells_apart("R", "L"), by_words.separation
+    assert by_words.tells_apart("L", "C") and by_words.tells_apart("dot", "R"), by_words.separation
+    assert min(by_letters.separation.values()) >= FEATURES_SEPARATE, by_letters.separation
+
+
+def test_the_features_word_counts_where_the_descriptors_mixed_the_faces_up_too():
+    from types import SimpleNamespace
+
+    from lcr_pi.vision.teach import features_count
+
+    blind = SimpleNamespace(tells_apart=lambda shown, named: False)  # features that never told L from R
+    seeing = SimpleNamespace(tells_apart=lambda shown, named: True)
+    apart = SimpleNamespace(confusion={"L": {"R": 0.8}})  # the descriptors' held-out L views stayed nearer L
+    mixed = SimpleNamespace(confusion={"L": {"R": 1.2}})  # one was nearer R
+    assert not features_count(blind, apart, "L", "R")
+    assert features_count(blind, mixed, "L", "R") and features_count(seeing, apart, "L", "R")
+    assert features_count(blind, SimpleNamespace(confusion={}), "L", "R")  # not known: their word counts
+
+
+@pytest.mark.parametrize("design, seed, roll, truth, verdict", [
+    # drawn words, camera tilted 25 degrees: the features named the L die R (lead 0.11), which they
+    # told from L by 0.1 on the taught views; the descriptors read it right (1.0), and the roll is read
+    ("violet-words", 709, 5, ["L", "R", "dot"], "clear"),
+    # engraved letters: the descriptors read an R die as L (0.97), the features name it R, and they
+    # told L from R by 1.07 on the taught views: the die stays unsure
+    ("green-engraved", 705, 3, ["R", "dot"], "unsure"),
+])
+def test_at_one_table_the_features_word_decides_only_where_it_told_the_faces_apart(design, seed, roll, truth, verdict):
+    reader = DiceReader()
+    empty, _, teaching, test, _ = _table_bench().one_table(seed, design, (640, 480), roll + 1)
+    examples, _ = bench_teach.player_examples(reader, teaching, 5, empty)
+    image, scene = test[roll]
+    reading = TaughtReader(reader, teach(examples, name=design, kind="lcr")).read(image, dice_kind="lcr")
+    assert sorted(d.face for d in scene.dice) == truth
+    assert reading.verdict == verdict
+    if verdict == "clear":
+        assert sorted(d.face for d in reading.dice) == truth
+
+
 def _body_of(bgr, spread_l: float, spread_ab: float) -> tuple:
     """A taught set's body colour (``TaughtSet.body``: Lab 0-255 and its spreads) for a BGR colour."""
     L, a, b = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
@@ -1531,6 +1579,11 @@ def test_the_reader_knows_a_design_when_it_names_half_its_taught_views_surely_an
     assert reader_knows_design(reader, taught)
 
 
+def _told_apart(self, shown: str, named: str) -> bool:
+    """A features stand-in's ``tells_apart``: its word counts between any two faces."""
+    return True
+
+
 def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_does_not_know_the_design(monkeypatch):
     """Dev table 702 (drawn words): the reader, which names 1-4 of 20 taught views of such designs
     surely, named an R die L at 0.95; the taught set named it R clearly, and the features agreed. The
@@ -1545,12 +1598,12 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
     corners = np.array([[140.0, 100.0], [180.0, 100.0], [180.0, 140.0], [140.0, 140.0]])
     reader_die = DieReading("L", 0.97, (140.0, 100.0, 180.0, 140.0), tuple(map(tuple, corners)), (160.0, 120.0), "centre", True)
     reading = Reading((reader_die,), "clear", kind="lcr")
-    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
+    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
         monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
-        features = type("Features", (), {"similarities": lambda self, crops: [features_say]})()
+        features = type("Features", (), {"similarities": lambda self, crops: [features_say], "tells_apart": _told_apart})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
 
@@ -1578,7 +1631,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
 
     frame = np.full((240, 320, 3), 90, np.uint8)
     square = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 40.0], [0.0, 40.0]])
-    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
+    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     agree, unclear = {"C": 0.9, "R": 0.6, "L": 0.5, "dot": 0.1}, {"C": 0.9, "R": 0.85, "L": 0.5, "dot": 0.1}
 
     def read(confidence=1.0, features_say=agree, reader_die_at=None, find_at=None, size=1.0):
@@ -1586,7 +1639,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
         monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
-        features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops)})()
+        features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops), "tells_apart": _told_apart})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
             c = square + [140, 160 - 40 * reader_die_at]
@@ -1624,10 +1677,11 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
     monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): ([left, dot], []))
-    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
+    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
-    features = type("Features", (), {"similarities": lambda self, crops: [{"L": 0.9, "R": 0.6}, {"dot": 0.9, "C": 0.3}]})()
+    features = type("Features", (), {"similarities": lambda self, crops: [{"L": 0.9, "R": 0.6}, {"dot": 0.9, "C": 0.3}],
+                            "tells_apart": _told_apart})()
     reading = relabel(Reading((reader_dot, reader_on_left), "unsure", kind="lcr"), frame, taught, 0.6,
                       features=features, reader_knows=False)
     assert sorted((d.face, d.sure) for d in reading.dice) == [("L", True), ("dot", True)]
