@@ -25,6 +25,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import functools
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -64,15 +65,13 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     if features is not None and found:
         views = features.similarities([T.straight_crop(T.face_context(frame, t.corners)) for t in found])
         new = []
-        def counts(shown, named):
-            return T.features_count(features, taught, shown, named)
-
+        counts = functools.partial(T.features_count, features, taught)
         for t, v in zip(found, views):
             n = T.second_opinion(t, v, sure, alone=T._alone(t, found), counts=counts)
             named, lead = T.FeatureMatcher.best(v)
             if named == n.face and lead >= T.FEATURE_LEAD:
                 agreed.add(tuple(n.centre))
-            if named == n.face or lead < T.FEATURE_LEAD or not counts(n.face, named):
+            if not T.features_against(n.face, v, counts):
                 not_against.add(tuple(n.centre))
             r = why[id(t)]
             if n.confidence < sure:

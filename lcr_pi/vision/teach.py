@@ -40,6 +40,7 @@ Saved as ``.npz`` (see ``calibration/README.md``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import json
@@ -1873,13 +1874,27 @@ def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone
     >>> [second_opinion(tied, v, 0.6).confidence for v in ({"L": 0.9, "R": 0.5}, {"R": 0.9, "L": 0.5}, {"L": 0.9, "R": 0.85})]
     [0.6, 0.0, 0.0]
     """
+    if features_against(t.face, similarity, counts):
+        return replace(t, confidence=min(t.confidence, 0.5))
     face, lead = FeatureMatcher.best(similarity)
-    if lead < FEATURE_LEAD or (face != t.face and counts is not None and not counts(t.face, face)):
-        return t
-    if face == t.face:
+    if face == t.face and lead >= FEATURE_LEAD:
         rescued = t.confidence >= FEATURE_RESCUE_FLOOR or t.tied
         return replace(t, confidence=max(t.confidence, sure_confidence)) if alone and rescued else t
-    return replace(t, confidence=min(t.confidence, 0.5))
+    return t
+
+
+def features_against(shown: str, similarity: dict, counts=None) -> bool:
+    """Whether the features (:meth:`FeatureMatcher.similarities` of a die) clearly name another face
+    than ``shown`` (by :data:`FEATURE_LEAD`), one their word counts for (``counts(shown, named)``,
+    :func:`features_count`; every face without it).
+
+    >>> features_against("L", {"L": 0.2, "R": 0.5}), features_against("L", {"L": 0.45, "R": 0.5})
+    (True, False)
+    >>> features_against("L", {"L": 0.2, "R": 0.5}, counts=lambda shown, named: False)
+    False
+    """
+    face, lead = FeatureMatcher.best(similarity)
+    return face != shown and lead >= FEATURE_LEAD and (counts is None or counts(shown, face))
 
 
 # A die only the taught body colour found (the reader kept no die on it) is at most unsure, but for
@@ -2044,15 +2059,13 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     not_against = set()
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
-        def counts(shown: str, named: str) -> bool:
-            return features_count(features, taught, shown, named)
-
+        counts = functools.partial(features_count, features, taught)
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
         for t, v in zip(found, views):
             face, lead = FeatureMatcher.best(v)
             if face == t.face and lead >= FEATURE_LEAD:
                 agreed.add(tuple(t.centre))
-            if face == t.face or lead < FEATURE_LEAD or not counts(t.face, face):
+            if not features_against(t.face, v, counts):
                 not_against.add(tuple(t.centre))
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
     # look-alike: it makes the frame unsure rather than being announced, unless a sure find of the
