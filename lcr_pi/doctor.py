@@ -34,7 +34,11 @@ log = logging.getLogger("lcr_pi.doctor")
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
 TEST_SENTENCE = "This is l c r pi. If you can hear this sentence, the speech works."
 REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
-PAIR_MODEL = "dice_pairs.onnx"  # optional: the reader works without it, asking more often
+# Optional models: the reader works without each, asking more often; what is lost without it.
+OPTIONAL_MODELS = {
+    "dice_pairs.onnx": "touching dice cannot be compared and more rolls are asked about as 'may be leaning'",
+    "dice_pips.onnx": "pip dice the face classifier hesitates over get no second look and more pip rolls are asked about",
+}
 MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
 LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN
 
@@ -385,9 +389,9 @@ def check_models(models_dir: Path, load_net: Callable[[str], object] | None = No
     if problems:
         return Check("models", "FAIL", "; ".join(problems) + ": the camera cannot read dice until this is fixed")
     loaded = f"{len(files)} model files load: {', '.join(f.name for f in files)}"
-    if not (models_dir / PAIR_MODEL).is_file():
-        return Check("models", "WARN", f"{loaded}; {PAIR_MODEL} is missing, so touching dice cannot be compared "
-                                       "and more rolls are asked about as 'may be leaning'")
+    absent = [f"{name} is missing, so {loss}" for name, loss in OPTIONAL_MODELS.items() if not (models_dir / name).is_file()]
+    if absent:
+        return Check("models", "WARN", f"{loaded}; " + "; ".join(absent))
     return Check("models", "PASS", loaded)
 
 

@@ -6,7 +6,7 @@ import tomllib
 from importlib.metadata import PackagePath
 from pathlib import Path
 
-from lcr_pi.doctor import PAIR_MODEL, REQUIRED_MODELS
+from lcr_pi.doctor import OPTIONAL_MODELS, REQUIRED_MODELS
 from lcr_pi.vision.reader import DEFAULT_MODELS, _shipped_models
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,4 +42,4 @@ def test_an_installed_wheel_finds_the_models_pip_put_in_share(tmp_path):
 def test_the_wheel_carries_every_model_file_the_reader_loads():
     data_files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
     shipped = {path.name for pattern in data_files["share/lcr-pi/models"] for path in REPO.glob(pattern)}
-    assert {*REQUIRED_MODELS, PAIR_MODEL, "reader.json"} <= shipped
+    assert {*REQUIRED_MODELS, *OPTIONAL_MODELS, "reader.json"} <= shipped

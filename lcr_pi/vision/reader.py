@@ -36,6 +36,8 @@ from lcr_pi.vision.detect import (DETECT_LONG_SIDE, decode_detections, detector_
                                   prepare_detector_input, prepare_detector_window)
 from lcr_pi.vision.pairs import MODEL_FILE as PAIR_MODEL_FILE
 from lcr_pi.vision.pairs import PAIR_CLASSES, TOUCHING, leaning_by_pairs, pair_beliefs, sides_apart, touching_pairs
+from lcr_pi.vision.pips import MODEL_FILE as PIP_MODEL_FILE
+from lcr_pi.vision.pips import hesitant, look_again, pip_crop, seconded
 
 
 def _shipped_models(beside: Path | None = None, installed_files=None) -> Path:
@@ -154,6 +156,12 @@ class ReaderSettings:
     # The pair network looks at a pair again the other way round (the dice swapped; the two beliefs
     # averaged) when its first look's likeliest class is under this: 1.0 always, 0 never.
     pair_again_below: float = 1.0
+    # The pip network's second look (models/dice_pips.onnx, see lcr_pi.vision.pips) at a pip die the
+    # classifier leans to by at least second_look_from without being sure: when it names the same
+    # face with at least second_look_agree, the die takes that belief. Set by hand, not by calibration
+    # (measured in the model card, "Eighth round"); second_look_from 1.0 turns it off.
+    second_look_from: float = 0.5
+    second_look_agree: float = 0.999
 
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
@@ -265,6 +273,7 @@ class FrameMemo:
     looks: dict = field(default_factory=dict)
     faces: dict = field(default_factory=dict)
     pairs: dict = field(default_factory=dict)
+    pips: dict = field(default_factory=dict)  # the pip network's belief by find (only those it was asked about)
     outsized: list = field(default_factory=list)  # sure finds left out for their size (die_px given)
 
 
@@ -283,6 +292,9 @@ class DiceReader:
             self._classifier = load_classifier(classifier)
             # The pair network is optional: without it a die's own crop alone says whether it may lean.
             self._pairs = cv2.dnn.readNetFromONNX(str(pairs)) if pairs.is_file() else None
+            # So is the pip network: without it a hesitant pip die stays in doubt.
+            pips = models_dir / PIP_MODEL_FILE
+            self._pips = cv2.dnn.readNetFromONNX(str(pips)) if pips.is_file() else None
         except cv2.error as exc:
             detail = (getattr(exc, "msg", None) or str(exc)).strip()
             if hint := opencv_too_old():
@@ -331,6 +343,8 @@ class DiceReader:
                                    only=[d.score >= could_be_sure for d in new])
             memo.faces.update((d, (p, sharpness(c))) for d, p, c in zip(new, probs, crops))
         probs = np.stack([memo.faces[d][0] for d in dets])
+        if dice_kind == "pip" and self._pips is not None:
+            probs = self.second_look(frame, dets, probs, memo)
         reading = interpret(dets, probs, frame.shape, dice_kind, st, [memo.faces[d][1] for d in dets],
                             pairs=self.touching(frame, dets, probs, memo))
         sides = [d.side for d in dets if d.score >= st.sure_detection]
@@ -347,6 +361,26 @@ class DiceReader:
             where = join_places(list(dict.fromkeys(describe_position(d.cx, d.cy, w, h) for d in memo.outsized)))
             reading = asked(reading, f"Something like a die of another size at the {where}; please check or re-roll.")
         return reading
+
+    def second_look(self, frame: np.ndarray, dets, probs: np.ndarray, memo: "FrameMemo | None" = None) -> np.ndarray:
+        """``probs`` (the classifier's, a row per find of ``dets``) with the pip network's second look at
+        the pip dice the classifier hesitates over (:func:`~lcr_pi.vision.pips.hesitant`) and that could
+        be announced (detector score at least the sure or the rescue score): each takes the belief
+        :func:`~lcr_pi.vision.pips.seconded` gives it. For pip dice only: the network knows no letters."""
+        st = self.settings
+        memo = FrameMemo() if memo is None else memo
+        could_be_sure = min(st.sure_detection, st.rescue_detection)
+        asked = [i for i, d in enumerate(dets) if d.score >= could_be_sure
+                 and hesitant(probs[i], st.second_look_from, st.sure_confidence)]
+        new = [dets[i] for i in asked if dets[i] not in memo.pips]
+        if new:
+            memo.pips.update(zip(new, look_again(self._pips, [pip_crop(frame, d) for d in new])))
+        if not asked:
+            return probs
+        out = np.array(probs, copy=True)
+        for i in asked:
+            out[i] = seconded(probs[i], memo.pips[dets[i]], st.second_look_agree)
+        return out
 
     def touching(self, frame: np.ndarray, dets, probs: np.ndarray, memo: "FrameMemo | None" = None):
         """The pairs of finds that may touch (indices into ``dets``) and the pair network's belief for

@@ -587,6 +587,60 @@ def _face_side_in_box(box_size, angle: float) -> float:
     return max(box_size) / (c + s)
 
 
+def _die_views(sample: Sample, dets) -> tuple[list, float]:
+    """Where to cut each labelled die of ``sample`` that can be placed, given the detector's finds
+    ``dets``: ``(index, views)`` with views (cx, cy, face side, angle) where its label says and, when
+    the detector found it and the label boxes the whole face, where the detector puts it (the reader
+    crops from finds, not labels); and the typical face side of the sample's dice."""
+    matches = _match_detections(dets, sample.centres) if dets else [None] * len(sample.centres)
+    out, sides = [], []
+    for i, (cx, cy) in enumerate(sample.centres):
+        d = dets[matches[i]] if matches[i] is not None else None
+        # The face's turn: the renderer's own for renders; for photos (upright boxes, no angle),
+        # the detector's, as the reader will have it.
+        angle = sample.angles[i] if sample.angles[i] is not None else (d.angle if d is not None else None)
+        if sample.sizes[i] is not None and angle is not None:
+            side = _face_side_in_box(sample.sizes[i], angle)
+        elif d is not None:
+            side, angle = d.side, d.angle
+        else:
+            continue
+        sides.append(side)
+        seen = [(cx, cy, side, angle)]
+        if d is not None and sample.sizes[i] is not None:
+            seen.append((d.cx, d.cy, d.side, d.angle))
+        out.append((i, seen))
+    typical = float(np.median(sides)) if sides else 0.08 * max(sample.image.shape[:2])
+    return out, typical
+
+
+def _finds_on_no_die(sample: Sample, dets, typical: float) -> list:
+    """The detector's finds in ``sample`` that are no die's top face, hard examples of no die: far
+    from every labelled die, or on part of one."""
+    matches = _match_detections(dets, sample.centres) if dets else []
+    used = set(m for m in matches if m is not None)
+    out = []
+    for j, d in enumerate(dets):
+        if j in used:
+            continue
+        near = [k for k, (cx, cy) in enumerate(sample.centres)
+                if abs(d.cx - cx) < 0.8 * typical and abs(d.cy - cy) < 0.8 * typical]
+        if near:
+            # A peak on part of a die is not a die either: one pip of a 2 (off the die's
+            # centre and much smaller than the die), or a side face seen from an angle (its
+            # centre beyond the top face's edge; read as a die it adds a die that is not
+            # there). Peaks close to a die's centre stay out (the reader must read dice from
+            # rough detections).
+            off, k = min((math.hypot(d.cx - sample.centres[k][0], d.cy - sample.centres[k][1]), k) for k in near)
+            side = max(sample.sizes[k]) if sample.sizes[k] is not None else typical
+            part_of_top = off > 0.3 * side and max(d.w, d.h) < 0.6 * side
+            beyond_top = off > SIDE_FACE_OFFSET * side
+            if not (part_of_top or beyond_top):
+                continue
+        out.append(d)
+    return out
+
+
 def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.Generator, held_out: bool):
     """Classifier regions (REGION px, REGION_SCALE x face) with class indices.
 
@@ -606,44 +660,12 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
             blob, scale = prepare_detector_input(s.image)
             net.setInput(blob)
             dets = decode_detections(net.forward(), scale, doubt=0.1)
-        matches = _match_detections(dets, s.centres) if dets else [None] * len(s.centres)
-        sizes = []
-        for i, (cx, cy) in enumerate(s.centres):
-            d = dets[matches[i]] if matches[i] is not None else None
-            # The face's turn: the renderer's own for renders; for photos (upright boxes, no angle),
-            # the detector's, as the reader will have it.
-            angle = s.angles[i] if s.angles[i] is not None else (d.angle if d is not None else None)
-            if s.sizes[i] is not None and angle is not None:
-                side = _face_side_in_box(s.sizes[i], angle)
-            elif d is not None:
-                side, angle = d.side, d.angle
-            else:
-                continue
-            sizes.append(side)
-            regions.append(_region(s.image, cx, cy, side, angle))
-            labels.append(CLASSES.index(s.faces[i]))
-            if d is not None and s.sizes[i] is not None:
-                # Also where the detector put it: the reader crops from detections, not labels.
-                regions.append(_region(s.image, d.cx, d.cy, d.side, d.angle))
+        views, typical = _die_views(s, dets)
+        for i, seen in views:
+            for cx, cy, side, angle in seen:
+                regions.append(_region(s.image, cx, cy, side, angle))
                 labels.append(CLASSES.index(s.faces[i]))
-        typical = float(np.median(sizes)) if sizes else 0.08 * max(s.image.shape[:2])
-        used = set(m for m in matches if m is not None)
-        for j, d in enumerate(dets):
-            if j in used:
-                continue
-            near = [k for k, (cx, cy) in enumerate(s.centres) if abs(d.cx - cx) < 0.8 * typical and abs(d.cy - cy) < 0.8 * typical]
-            if near:
-                # A peak on part of a die is not a die either: one pip of a 2 (off the die's
-                # centre and much smaller than the die), or a side face seen from an angle (its
-                # centre beyond the top face's edge; read as a die it adds a die that is not
-                # there). Peaks close to a die's centre stay out (the reader must read dice from
-                # rough detections).
-                off, k = min((math.hypot(d.cx - s.centres[k][0], d.cy - s.centres[k][1]), k) for k in near)
-                side = max(s.sizes[k]) if s.sizes[k] is not None else typical
-                part_of_top = off > 0.3 * side and max(d.w, d.h) < 0.6 * side
-                beyond_top = off > SIDE_FACE_OFFSET * side
-                if not (part_of_top or beyond_top):
-                    continue
+        for d in _finds_on_no_die(s, dets, typical):
             regions.append(_region(s.image, d.cx, d.cy, d.side, d.angle))
             labels.append(bg)
         for _ in range(2):
@@ -1016,6 +1038,172 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
     return path
 
 
+# ----------------------------------------------------------------------------- the pip network
+
+# The second look at hesitant pip dice (lcr_pi.vision.pips): regions cut at PIP_REGION px covering
+# PIP_REGION_SCALE face sides (room for the zoom and shift of pip_example), from the real train photos
+# and PIP_SCENES rendered pip scenes of the train pool (a quarter of them may have a leaning die).
+PIP_REGION = 128
+PIP_REGION_SCALE = 2.0
+PIP_SCENES = 1200
+PIP_HELD_EVERY = 7  # every 7th rendered scene is held out, only to watch training
+
+
+def pip_scene_samples(n: int, seed: int):
+    """``n`` rendered train-pool scenes of pip dice, as samples (the renderer's own angles and boxes;
+    a leaning die labelled ``cocked``); every :data:`PIP_HELD_EVERY`-th is held out."""
+    from lcr_pi.vision.render import random_scene
+
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        size = [(640, 480), (1280, 960), (800, 600), (960, 720)][i % 4]
+        scene = random_scene(rng, size=size, n_dice=(1, 6), kind="pip", pool="train", allow_cocked=(i % 4 == 0))
+        centres, sizes, angles, faces = [], [], [], []
+        for d in scene.dice:
+            x0, y0, x1, y1 = (float(v) for v in d.box)
+            corners = np.asarray(d.corners, float)
+            edge = corners[1] - corners[0]
+            centres.append(((x0 + x1) / 2, (y0 + y1) / 2))
+            sizes.append((x1 - x0, y1 - y0))
+            angles.append(float(math.atan2(edge[1], edge[0])))
+            faces.append("cocked" if d.cocked else str(d.face))
+        yield Sample(scene.image, centres, sizes, angles, faces, held_out=i % PIP_HELD_EVERY == 0, source="synthetic")
+
+
+def gather_pip_regions(samples, detector: Path):
+    """The pip network's regions (PIP_REGION px, PIP_REGION_SCALE face sides, upright) with their
+    class (an index of :data:`~lcr_pi.vision.pips.PIP_CLASSES`), whether each is from a photo, and
+    whether it is held out: every labelled die where its label says and, when the detector finds it,
+    where the detector puts it (what the reader will see); and as ``other`` (no flat pip face) the
+    labelled leaning dice and the detector's peaks that are no die, part of a die or beyond its top
+    face (as :func:`gather_regions` picks hard backgrounds)."""
+    from lcr_pi.vision.pips import PIP_CLASSES
+
+    net = cv2.dnn.readNetFromONNX(str(detector))
+    other = PIP_CLASSES.index("other")
+    regions, labels, real, held = [], [], [], []
+
+    def cut(img, cx, cy, side, angle):
+        return crop_face(img, cx, cy, side, angle, size=PIP_REGION, scale=PIP_REGION_SCALE)
+
+    for s in samples:
+        blob, scale = prepare_detector_input(s.image)
+        net.setInput(blob)
+        dets = decode_detections(net.forward(), scale, doubt=0.1)
+        before = len(labels)
+        views, typical = _die_views(s, dets)
+        for i, seen in views:
+            label = PIP_CLASSES.index(s.faces[i]) if s.faces[i] in PIP_CLASSES else other
+            for cx, cy, side, angle in seen:
+                regions.append(cut(s.image, cx, cy, side, angle))
+                labels.append(label)
+        for d in _finds_on_no_die(s, dets, typical):
+            regions.append(cut(s.image, d.cx, d.cy, d.side, d.angle))
+            labels.append(other)
+        real.extend([s.source != "synthetic"] * (len(labels) - before))
+        held.extend([s.held_out] * (len(labels) - before))
+    return np.stack(regions), np.array(labels, np.int64), np.array(real, bool), np.array(held, bool)
+
+
+def pip_example(region: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    """A PIP_CROP_SIZE crop from an upright pip region: any quarter turn with the detector's angle
+    error, 0.8-1.25x zoom, a shift of up to a tenth of a side, maybe mirrored (a pip face's mirror
+    image is the same face turned), and the photometric changes (:func:`photometric`). With no ``rng``
+    the nominal crop."""
+    from lcr_pi.vision.pips import PIP_CROP_SCALE, PIP_CROP_SIZE
+
+    size, c = PIP_CROP_SIZE, PIP_REGION / 2 - 0.5
+    zoom = PIP_REGION_SCALE / PIP_CROP_SCALE * size / PIP_REGION
+    angle, shift = 0.0, np.zeros(2)
+    if rng is not None:
+        zoom *= float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))
+        off = rng.normal(0, 4.0) if rng.random() < 0.85 else rng.uniform(-25, 25)
+        angle = 90.0 * int(rng.integers(4)) + float(off)
+        shift = rng.uniform(-0.1, 0.1, 2) * size / PIP_CROP_SCALE
+    m = cv2.getRotationMatrix2D((c, c), angle, zoom)
+    m[:, 2] += ((size - 1) / 2 - c + shift[0], (size - 1) / 2 - c + shift[1])
+    crop = cv2.warpAffine(region, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    if rng is None:
+        return crop
+    if rng.random() < 0.5:
+        crop = np.ascontiguousarray(crop[:, ::-1])
+    return photometric(crop, rng)
+
+
+def _build_pip_net():
+    import torch.nn as nn
+
+    from lcr_pi.vision.pips import PIP_CLASSES
+
+    def cbr(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    # 64 px in: one convolution at full size, two at each of 32, 16 and 8 px (24-96 channels),
+    # about 60 M multiply-adds per crop; asked only about the few dice the classifier hesitates over.
+    return nn.Sequential(
+        cbr(3, 24), nn.MaxPool2d(2), cbr(24, 48), cbr(48, 48), nn.MaxPool2d(2),
+        cbr(48, 64), cbr(64, 64), nn.MaxPool2d(2), cbr(64, 96), cbr(96, 96),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(96, len(PIP_CLASSES)),
+    )
+
+
+def train_pip_net(regions, labels, real, held, out: Path, seed: int, steps: int, threads: int,
+                  watch_every: int = 250) -> Path:
+    """Train the pip network on the regions not ``held`` (class-balanced; within a class a photo's
+    region REAL_WEIGHT times as often as a render's); print the held-out accuracy (photos, renders)
+    every ``watch_every`` steps, never used to choose weights; write ``dice_pips.onnx``."""
+    import torch
+
+    from lcr_pi.vision.pips import MODEL_FILE, PIP_CLASSES, PIP_CROP_SIZE
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed + 1)
+    model = _build_pip_net()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    w = np.where(real, REAL_WEIGHT, 1.0) * ~held
+    for c in range(len(PIP_CLASSES)):
+        in_class = labels == c
+        if w[in_class].sum() > 0:
+            w[in_class] /= w[in_class].sum()
+    w /= w.sum()
+    print("pip examples per class:", dict(zip(PIP_CLASSES, np.bincount(labels[~held], minlength=len(PIP_CLASSES)).tolist())))
+
+    def accuracy(idx) -> float:
+        model.eval()
+        with torch.no_grad():
+            pred = np.concatenate([model(torch.from_numpy(crops_to_blob([pip_example(regions[j], None) for j in idx[i:i + 512]])))
+                                   .argmax(1).numpy() for i in range(0, len(idx), 512)]) if len(idx) else np.zeros(0)
+        model.train()
+        return float((pred == labels[idx]).mean()) if len(idx) else 0.0
+
+    watched = {"photos": np.flatnonzero(held & real), "renders": np.flatnonzero(held & ~real)}
+    t0 = time.time()
+    model.train()
+    for step in range(steps):
+        idx = rng.choice(len(labels), size=64, p=w)
+        x = torch.from_numpy(crops_to_blob([pip_example(regions[i], rng) for i in idx]))
+        loss = torch.nn.functional.cross_entropy(model(x), torch.from_numpy(labels[idx]))
+        _optimise(opt, sched, loss)
+        if step % watch_every == 0 or step == steps - 1:
+            report = " ".join(f"held-out {k} {accuracy(v):.4f}" for k, v in watched.items())
+            print(f"pip step {step}/{steps} loss {loss.item():.3f} {report} {time.time() - t0:.0f}s", flush=True)
+    path = out / MODEL_FILE
+    _export(model, torch.zeros(2, 3, PIP_CROP_SIZE, PIP_CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
+    return path
+
+
+def train_pips_step(args, real_samples: list[Sample]) -> Path:
+    """The ``pips`` step: cut the regions with the detector in ``args.out`` (real train photos, their
+    hash-held-out share included for watching, and :data:`PIP_SCENES` pip renders), train."""
+    import itertools
+
+    scenes = pip_scene_samples(args.pip_scenes, args.seed + 5)
+    regions, labels, real, held = gather_pip_regions(itertools.chain(real_samples, scenes), args.out / "dice_detector.onnx")
+    return train_pip_net(regions, labels, real, held, args.out, args.seed, args.pip_steps, args.threads)
+
+
 def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILENT,
               max_silent_any: float | None = MAX_SILENT_ANY) -> dict:
     """Pick the reader's thresholds on held-out *train* frames and write ``models/reader.json``.
@@ -1274,7 +1462,7 @@ def train_pairs_step(args, real_samples: list[Sample]) -> Path:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lcr_pi.vision.training", description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["scenes", "detector", "classifier", "ensemble", "pairs", "calibrate", "all"])
+    parser.add_argument("step", choices=["scenes", "detector", "classifier", "ensemble", "pairs", "pips", "calibrate", "all"])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path("models"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/lcr-pi-training"))
@@ -1286,6 +1474,9 @@ def main(argv=None) -> int:
     parser.add_argument("--pair-scenes", type=int, default=20000,
                         help="scenes of 2-4 dice rendered for the pair network (a die may lean in 70%% of them)")
     parser.add_argument("--pair-steps", type=int, default=8000)
+    parser.add_argument("--pip-scenes", type=int, default=PIP_SCENES,
+                        help="pip scenes rendered for the pip network (default: %(default)s)")
+    parser.add_argument("--pip-steps", type=int, default=3000)
     parser.add_argument("--classifier-init", type=Path, default=None,
                         help="continue training from these classifier weights (dice_faces.pt from an earlier run, "
                              "or an exported dice_faces.onnx such as the shipped one)")
@@ -1340,6 +1531,8 @@ def main(argv=None) -> int:
                          args.classifier_init, args.watch_every)
     if args.step in ("pairs", "all"):
         train_pairs_step(args, [s for s in samples if s.source != "synthetic"])
+    if args.step in ("pips", "all"):
+        train_pips_step(args, [s for s in samples if s.source != "synthetic"])
     if args.step in ("calibrate", "all"):
         calibrate(samples + held, args.out, args.max_silent, args.max_silent_any if args.max_silent_any >= 0 else None)
     return 0

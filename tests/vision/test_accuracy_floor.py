@@ -22,10 +22,12 @@ CORRECTIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "label_correc
 # Measured 2026-12-05 with the shipped models (seventh round: the detector trained 24 000 steps and its
 # classifier, thresholds chosen by the rule on the corrected train labels; see models/README.md):
 # nell-byler 91.6% die accuracy, no silent image of 50 (sixth round: 91.2%, none); matteop65 96.5%,
-# 0 of 86 (96.9%, 0). The floors allow about 2 points of accuracy and one silent image.
+# 0 of 86 (96.9%, 0). Measured 2026-12-06 with the pip network's second look added (eighth round):
+# nell-byler 92.2%, none silent; matteop65 96.9%, none. The floors allow about 2 points of accuracy
+# and one silent image.
 FLOORS = {
-    "nell-byler-d6/test": (0.89, 0.02),
-    "matteop65-d6/test": (0.945, 0.012),
+    "nell-byler-d6/test": (0.90, 0.02),
+    "matteop65-d6/test": (0.95, 0.012),
 }
 
 # Rendered LCR scenes from the renderer's holdout pool (fonts, colours and trays never trained on):
