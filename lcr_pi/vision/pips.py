@@ -13,10 +13,10 @@ takes that belief; otherwise nothing changes. So it never names a face the class
 prefer, and it never makes a die less sure. The pair network's word on leaning comes after it, as
 for any die (:func:`lcr_pi.vision.reader.with_pair_leaning`).
 
-Why: at rendered tables most pip dice the classifier hesitates over are flat dice it half takes for
-leaning (its ``cocked`` share), and some are faces it splits between two numbers; a network that
-learnt leaning dice as ``other`` and sees the pips larger tells those apart more often. Measured in
-``models/README.md`` ("Eighth round: a second look at hesitant pip dice").
+Why: at rendered pip tables what the classifier hesitates over is mostly whether a flat die leans
+(its ``cocked`` share); a network that learnt leaning dice as ``other`` and sees the pips larger
+settles that for some dice (a variant that let it settle only which face read no roll more).
+Measured in ``models/README.md``, "Eighth round".
 """
 
 from __future__ import annotations

@@ -370,15 +370,15 @@ class DiceReader:
         st = self.settings
         memo = FrameMemo() if memo is None else memo
         could_be_sure = min(st.sure_detection, st.rescue_detection)
-        asked = [i for i, d in enumerate(dets) if d.score >= could_be_sure
-                 and hesitant(probs[i], st.second_look_from, st.sure_confidence)]
-        new = [dets[i] for i in asked if dets[i] not in memo.pips]
+        doubted = [i for i, d in enumerate(dets) if d.score >= could_be_sure
+                   and hesitant(probs[i], st.second_look_from, st.sure_confidence)]
+        new = list(dict.fromkeys(dets[i] for i in doubted if dets[i] not in memo.pips))
         if new:
             memo.pips.update(zip(new, look_again(self._pips, [pip_crop(frame, d) for d in new])))
-        if not asked:
+        if not doubted:
             return probs
         out = np.array(probs, copy=True)
-        for i in asked:
+        for i in doubted:
             out[i] = seconded(probs[i], memo.pips[dets[i]], st.second_look_agree)
         return out
 
