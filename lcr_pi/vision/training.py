@@ -8,7 +8,9 @@ Steps: ``scenes`` renders synthetic scenes (train pool only) into a cache, ``det
 the detector, ``classifier`` trains the face classifier (it uses the detector to find the true
 size of matteop65 dice, whose labels only box the pip pattern, and to mine hard negatives),
 ``ensemble`` makes one classifier of several trained ones (the mean of their logits; not part of
-``all``), and ``calibrate`` picks the confidence threshold on held-out *train* images (never on ``test``).
+``all``), ``pairs`` trains the pair network (are two touching dice flat?), ``pips`` the pip network
+(a second look at hesitant pip dice, :mod:`lcr_pi.vision.pips`), and ``calibrate`` picks the
+confidence threshold on held-out *train* images (never on ``test``).
 ``all`` runs them in order. Everything is seeded: the same seed, data and library versions give
 the same models (up to floating-point differences between machines).
 
