@@ -572,6 +572,13 @@ def _match_detections(dets, centres):
     return out
 
 
+def _finds(net, image: np.ndarray, doubt: float) -> list:
+    """The detector ``net``'s finds in a training frame, at its usual scale, down to score ``doubt``."""
+    blob, scale = prepare_detector_input(image)
+    net.setInput(blob)
+    return decode_detections(net.forward(), scale, doubt=doubt)
+
+
 def _region(img, cx, cy, side, angle):
     """A training region: REGION px, REGION_SCALE face sides wide, the face upright (as the reader
     cuts a die, :func:`~lcr_pi.vision.classify.crop_face`, with room for the jitter of
@@ -589,11 +596,12 @@ def _face_side_in_box(box_size, angle: float) -> float:
     return max(box_size) / (c + s)
 
 
-def _die_views(sample: Sample, dets) -> tuple[list, float]:
+def _die_views(sample: Sample, dets) -> tuple[list, float, list]:
     """Where to cut each labelled die of ``sample`` that can be placed, given the detector's finds
     ``dets``: ``(index, views)`` with views (cx, cy, face side, angle) where its label says and, when
     the detector found it and the label boxes the whole face, where the detector puts it (the reader
-    crops from finds, not labels); and the typical face side of the sample's dice."""
+    crops from finds, not labels); the typical face side of the sample's dice; and the finds that are
+    no labelled die's (:func:`_finds_on_no_die`)."""
     matches = _match_detections(dets, sample.centres) if dets else [None] * len(sample.centres)
     out, sides = [], []
     for i, (cx, cy) in enumerate(sample.centres):
@@ -613,13 +621,12 @@ def _die_views(sample: Sample, dets) -> tuple[list, float]:
             seen.append((d.cx, d.cy, d.side, d.angle))
         out.append((i, seen))
     typical = float(np.median(sides)) if sides else 0.08 * max(sample.image.shape[:2])
-    return out, typical
+    return out, typical, _finds_on_no_die(sample, dets, matches, typical)
 
 
-def _finds_on_no_die(sample: Sample, dets, typical: float) -> list:
+def _finds_on_no_die(sample: Sample, dets, matches: list, typical: float) -> list:
     """The detector's finds in ``sample`` that are no die's top face, hard examples of no die: far
-    from every labelled die, or on part of one."""
-    matches = _match_detections(dets, sample.centres) if dets else []
+    from every labelled die, or on part of one (``matches``: each labelled die's find, or None)."""
     used = set(m for m in matches if m is not None)
     out = []
     for j, d in enumerate(dets):
@@ -659,15 +666,13 @@ def gather_regions(samples: list[Sample], detector: Path | None, rng: np.random.
         before = len(labels)
         dets = []
         if net is not None:  # renders too: the detector's false peaks on them are hard backgrounds
-            blob, scale = prepare_detector_input(s.image)
-            net.setInput(blob)
-            dets = decode_detections(net.forward(), scale, doubt=0.1)
-        views, typical = _die_views(s, dets)
+            dets = _finds(net, s.image, 0.1)
+        views, typical, no_die = _die_views(s, dets)
         for i, seen in views:
             for cx, cy, side, angle in seen:
                 regions.append(_region(s.image, cx, cy, side, angle))
                 labels.append(CLASSES.index(s.faces[i]))
-        for d in _finds_on_no_die(s, dets, typical):
+        for d in no_die:
             regions.append(_region(s.image, d.cx, d.cy, d.side, d.angle))
             labels.append(bg)
         for _ in range(2):
@@ -704,21 +709,33 @@ def classifier_example(region: np.ndarray, rng: np.random.Generator, jitter: boo
     The reader straightens each die by the detector's angle (:func:`~lcr_pi.vision.classify.crop_face`),
     which is off by under 7 degrees for nine dice in ten and by up to 20-40 degrees for a few (measured
     on train-pool renders), and sizes it by the detector's side (0.8-1.16 of the true side for 90 %).
+    No mirror flips: a mirrored L or R is not a face any die has.
     """
-    c = REGION / 2 - 0.5
-    zoom = REGION_SCALE / CROP_SCALE * CROP_SIZE / REGION  # region px -> crop px at nominal size
-    if jitter:
+    return _turned_example(region, rng if jitter else None, REGION, REGION_SCALE, CROP_SIZE, CROP_SCALE)
+
+
+def _turned_example(region: np.ndarray, rng: np.random.Generator | None, region_px: int, region_scale: float,
+                    size: int, scale: float, mirror: bool = False) -> np.ndarray:
+    """A ``size`` px crop, ``scale`` face sides wide, from an upright region (``region_px`` px,
+    ``region_scale`` face sides): turned any quarter turn and by the detector's error in angle, zoomed
+    0.8-1.25x, shifted up to a tenth of a side, mirrored half the time if ``mirror``, then the
+    photometric changes. With no ``rng`` the nominal crop, none of that."""
+    c = region_px / 2 - 0.5
+    zoom = region_scale / scale * size / region_px  # region px -> crop px at nominal size
+    angle, shift = 0.0, np.zeros(2)
+    if rng is not None:
         zoom *= float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))
         off = rng.normal(0, 4.0) if rng.random() < 0.85 else rng.uniform(-25, 25)
         angle = 90.0 * int(rng.integers(4)) + float(off)
-        shift = rng.uniform(-0.1, 0.1, 2) * CROP_SIZE / CROP_SCALE
-    else:
-        angle, shift = 0.0, np.zeros(2)
+        shift = rng.uniform(-0.1, 0.1, 2) * size / scale
     m = cv2.getRotationMatrix2D((c, c), angle, zoom)
-    m[:, 2] += ((CROP_SIZE - 1) / 2 - c + shift[0], (CROP_SIZE - 1) / 2 - c + shift[1])
-    # No mirror flips: a mirrored L or R is not a face any die has.
-    crop = cv2.warpAffine(region, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    return photometric(crop, rng) if jitter else crop
+    m[:, 2] += ((size - 1) / 2 - c + shift[0], (size - 1) / 2 - c + shift[1])
+    crop = cv2.warpAffine(region, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    if rng is None:
+        return crop
+    if mirror and rng.random() < 0.5:
+        crop = np.ascontiguousarray(crop[:, ::-1])
+    return photometric(crop, rng)
 
 
 def classifier_accuracy(model, regions, labels) -> tuple[float, np.ndarray]:
@@ -900,9 +917,7 @@ def gather_pairs(samples, detector: Path, rng: np.random.Generator, held_out: bo
     for s in samples:
         if s.held_out != held_out:
             continue
-        blob, scale = prepare_detector_input(s.image)
-        net.setInput(blob)
-        dets = decode_detections(net.forward(), scale, doubt=0.2)
+        dets = _finds(net, s.image, 0.2)
         matches = _match_detections(dets, s.centres) if dets else [None] * len(s.centres)
         sides = [_face_side(s, i, dets[m] if m is not None else None) for i, m in enumerate(matches)]
         leaning = [f == "cocked" for f in s.faces]
@@ -1089,17 +1104,15 @@ def gather_pip_regions(samples, detector: Path):
         return crop_face(img, cx, cy, side, angle, size=PIP_REGION, scale=PIP_REGION_SCALE)
 
     for s in samples:
-        blob, scale = prepare_detector_input(s.image)
-        net.setInput(blob)
-        dets = decode_detections(net.forward(), scale, doubt=0.1)
+        dets = _finds(net, s.image, 0.1)
         before = len(labels)
-        views, typical = _die_views(s, dets)
+        views, _, no_die = _die_views(s, dets)
         for i, seen in views:
             label = PIP_CLASSES.index(s.faces[i]) if s.faces[i] in PIP_CLASSES else other
             for cx, cy, side, angle in seen:
                 regions.append(cut(s.image, cx, cy, side, angle))
                 labels.append(label)
-        for d in _finds_on_no_die(s, dets, typical):
+        for d in no_die:
             regions.append(cut(s.image, d.cx, d.cy, d.side, d.angle))
             labels.append(other)
         real.extend([s.source != "synthetic"] * (len(labels) - before))
@@ -1114,22 +1127,7 @@ def pip_example(region: np.ndarray, rng: np.random.Generator | None) -> np.ndarr
     the nominal crop."""
     from lcr_pi.vision.pips import PIP_CROP_SCALE, PIP_CROP_SIZE
 
-    size, c = PIP_CROP_SIZE, PIP_REGION / 2 - 0.5
-    zoom = PIP_REGION_SCALE / PIP_CROP_SCALE * size / PIP_REGION
-    angle, shift = 0.0, np.zeros(2)
-    if rng is not None:
-        zoom *= float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))
-        off = rng.normal(0, 4.0) if rng.random() < 0.85 else rng.uniform(-25, 25)
-        angle = 90.0 * int(rng.integers(4)) + float(off)
-        shift = rng.uniform(-0.1, 0.1, 2) * size / PIP_CROP_SCALE
-    m = cv2.getRotationMatrix2D((c, c), angle, zoom)
-    m[:, 2] += ((size - 1) / 2 - c + shift[0], (size - 1) / 2 - c + shift[1])
-    crop = cv2.warpAffine(region, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    if rng is None:
-        return crop
-    if rng.random() < 0.5:
-        crop = np.ascontiguousarray(crop[:, ::-1])
-    return photometric(crop, rng)
+    return _turned_example(region, rng, PIP_REGION, PIP_REGION_SCALE, PIP_CROP_SIZE, PIP_CROP_SCALE, mirror=True)
 
 
 def _build_pip_net():
