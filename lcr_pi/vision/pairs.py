@@ -27,6 +27,8 @@ import math
 import cv2
 import numpy as np
 
+from lcr_pi.vision.classify import crops_to_blob, softmax
+
 PAIR_WIDTH, PAIR_HEIGHT = 96, 48
 # The crop spans this many face sides along the line between the two centres and across it: both
 # top faces (about two sides from edge to edge) with a little of what lies beyond them.
@@ -96,12 +98,6 @@ def touching_pairs(dets, reach: float = TOUCHING) -> list[tuple[int, int]]:
     return [(i, j) for i in range(len(dets)) for j in range(i + 1, len(dets)) if sides_apart(dets[i], dets[j]) <= reach]
 
 
-def pairs_to_blob(crops: list[np.ndarray]) -> np.ndarray:
-    """Stack BGR pair crops into the pair network's NCHW float input (0..1)."""
-    arr = np.stack(crops).astype(np.float32) * (1 / 255.0)
-    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2))
-
-
 def pair_beliefs(net, frame: np.ndarray, dets, pairs: list[tuple[int, int]], again_below: float = 1.0) -> np.ndarray:
     """Probabilities ``(len(pairs), len(PAIR_CLASSES))`` for each pair of finds. A pair whose first
     look's likeliest class has less than ``again_below`` of the belief is looked at again the other
@@ -124,10 +120,9 @@ def pair_beliefs(net, frame: np.ndarray, dets, pairs: list[tuple[int, int]], aga
 
 
 def _softmax_forward(net, crops: list[np.ndarray]) -> np.ndarray:
-    net.setInput(pairs_to_blob(crops))
-    logits = np.asarray(net.forward(), np.float64).reshape(len(crops), len(PAIR_CLASSES))
-    e = np.exp(logits - logits.max(1, keepdims=True))
-    return e / e.sum(1, keepdims=True)
+    net.setInput(crops_to_blob(crops))  # the pair network takes its crops as the classifier does
+    # in float64 as it always was: the beliefs are byte for byte those the thresholds were chosen on
+    return softmax(np.asarray(net.forward(), np.float64).reshape(len(crops), len(PAIR_CLASSES)))
 
 
 def leaning_by_pairs(n: int, pairs: list[tuple[int, int]], beliefs: np.ndarray, trained_share: float = 0.0,

@@ -1012,7 +1012,7 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
     (crops, labels) is watched every 1000 steps (never used to choose weights)."""
     import torch
 
-    from lcr_pi.vision.pairs import MODEL_FILE, PAIR_HEIGHT, PAIR_WIDTH, pairs_to_blob
+    from lcr_pi.vision.pairs import MODEL_FILE, PAIR_HEIGHT, PAIR_WIDTH
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -1035,7 +1035,7 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
             return ""
         model.eval()
         with torch.no_grad():
-            p = np.concatenate([torch.softmax(model(torch.from_numpy(pairs_to_blob(list(held[0][i:i + 512])))).float(), 1).numpy()
+            p = np.concatenate([torch.softmax(model(torch.from_numpy(crops_to_blob(list(held[0][i:i + 512])))).float(), 1).numpy()
                                 for i in range(0, len(held[1]), 512)])
         model.train()
         return " held-out " + json.dumps({k: round(v, 4) for k, v in pair_report(p, held[1]).items()})
@@ -1045,7 +1045,7 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
     for step in range(steps):
         idx = rng.choice(len(labels), size=128, p=w)
         xs, ys = zip(*(pair_example(crops[i], int(labels[i]), rng) for i in idx))
-        loss = _classification_step(model, opt, sched, torch.from_numpy(pairs_to_blob(list(xs))), torch.tensor(ys))
+        loss = _classification_step(model, opt, sched, torch.from_numpy(crops_to_blob(list(xs))), torch.tensor(ys))
         if step % 1000 == 0 or step == steps - 1:
             print(f"pair step {step}/{steps} loss {loss.item():.3f}{watch()} "
                   f"{time.time() - t0:.0f}s", flush=True)
