@@ -163,6 +163,16 @@ class ReaderSettings:
     second_look_from: float = 0.5
     second_look_agree: float = 0.999
 
+    @property
+    def could_be_sure_from(self) -> float:
+        """The lowest detector score at which a find may be announced: the sure score, or the rescue
+        score for a find read very surely (see :func:`_judge`). Finds below it get no second look.
+
+        >>> ReaderSettings(sure_detection=0.3, rescue_detection=0.2).could_be_sure_from
+        0.2
+        """
+        return min(self.sure_detection, self.rescue_detection)
+
     def wants_other_scale(self, seen: float) -> bool:
         """Whether dice ``seen`` detector pixels across are outside the sizes read at the usual scale.
 
@@ -338,9 +348,8 @@ class DiceReader:
         new = [d for d in dict.fromkeys(dets) if d not in memo.faces]
         if new:
             crops = [crop_face(frame, d.cx, d.cy, d.side, d.angle) for d in new]
-            could_be_sure = min(st.sure_detection, st.rescue_detection)
             probs = classify_crops(self._classifier, crops, int(st.tta_rotations), st.tta_below,
-                                   only=[d.score >= could_be_sure for d in new])
+                                   only=[d.score >= st.could_be_sure_from for d in new])
             memo.faces.update((d, (p, sharpness(c))) for d, p, c in zip(new, probs, crops))
         probs = np.stack([memo.faces[d][0] for d in dets])
         if dice_kind == "pip" and self._pips is not None:
@@ -368,15 +377,14 @@ class DiceReader:
         be announced (detector score at least the sure or the rescue score): each takes the belief
         :func:`~lcr_pi.vision.pips.seconded` gives it. For pip dice only: the network knows no letters."""
         st = self.settings
-        memo = FrameMemo() if memo is None else memo
-        could_be_sure = min(st.sure_detection, st.rescue_detection)
-        doubted = [i for i, d in enumerate(dets) if d.score >= could_be_sure
+        doubted = [i for i, d in enumerate(dets) if d.score >= st.could_be_sure_from
                    and hesitant(probs[i], st.second_look_from, st.sure_confidence)]
+        if not doubted:
+            return probs
+        memo = FrameMemo() if memo is None else memo
         new = list(dict.fromkeys(dets[i] for i in doubted if dets[i] not in memo.pips))
         if new:
             memo.pips.update(zip(new, look_again(self._pips, [pip_crop(frame, d) for d in new])))
-        if not doubted:
-            return probs
         out = np.array(probs, copy=True)
         for i in doubted:
             out[i] = seconded(probs[i], memo.pips[dets[i]], st.second_look_agree)

@@ -1377,7 +1377,7 @@ def _metrics_at(cached, groups, st) -> dict:
     from lcr_pi.vision.evaluate import score_image, summarize
     from lcr_pi.vision.reader import interpret
 
-    looked_at = min(st.sure_detection, st.rescue_detection)
+    looked_at = st.could_be_sure_from
     per_group = {}
     for group in groups:
         scores, cocked_verdicts = [], []
