@@ -738,6 +738,20 @@ def _turned_example(region: np.ndarray, rng: np.random.Generator | None, region_
     return photometric(crop, rng)
 
 
+def _draw_weights(real: np.ndarray, groups, held: np.ndarray | None = None) -> np.ndarray:
+    """Sampling probabilities for training examples: each group (a boolean mask) is drawn with its
+    share of the draws, and within a group a real photo's example REAL_WEIGHT times as often as a
+    render's; examples ``held`` out are never drawn."""
+    w = np.where(real, REAL_WEIGHT, 1.0)
+    if held is not None:
+        w = w * ~held
+    for group, share in groups:
+        total = w[group].sum()
+        if total > 0:
+            w[group] *= share / total
+    return w / w.sum()
+
+
 def classifier_accuracy(model, regions, labels) -> tuple[float, np.ndarray]:
     """Accuracy and confusion matrix (rows: truth, columns: predicted) on nominal crops."""
     import torch
@@ -795,12 +809,7 @@ def train_classifier(regions, labels, real, out: Path, seed: int, steps: int, th
     # real test sets are what must be read; renders teach letters, poses and looks). The rare
     # cocked class gets half a share: its few renders are easily over-fitted, and a die called
     # cocked only costs a re-roll.
-    w = np.where(real, REAL_WEIGHT, 1.0)
-    for c in range(len(CLASSES)):
-        in_class = labels == c
-        if in_class.any():
-            w[in_class] *= (COCKED_DRAW if CLASSES[c] == "cocked" else 1.0) / w[in_class].sum()
-    w /= w.sum()
+    w = _draw_weights(real, [(labels == c, COCKED_DRAW if name == "cocked" else 1.0) for c, name in enumerate(CLASSES)])
     batch = 96
     t0 = time.time()
     _train_mode(model, folded)
@@ -1023,12 +1032,8 @@ def train_pair_net(crops, labels, real, out: Path, seed: int, steps: int, thread
     has = (labels == 1) | (labels == 2)
     print(f"pair examples: {len(labels)} ({int(has.sum())} with a leaning die, {int((labels >= 3).sum())} with a find "
           f"that is no die, {int(real.sum())} from photos)")
-    w = np.where(real, REAL_WEIGHT, 1.0)
-    for group, share in ((has, PAIR_LEANING_DRAW), (labels >= 3, PAIR_NO_DIE_DRAW),
-                         (labels == 0, 1 - PAIR_LEANING_DRAW - PAIR_NO_DIE_DRAW)):
-        if group.any():
-            w[group] *= share / w[group].sum()
-    w /= w.sum()
+    w = _draw_weights(real, ((has, PAIR_LEANING_DRAW), (labels >= 3, PAIR_NO_DIE_DRAW),
+                             (labels == 0, 1 - PAIR_LEANING_DRAW - PAIR_NO_DIE_DRAW)))
 
     def watch():
         if held is None:
@@ -1162,12 +1167,7 @@ def train_pip_net(regions, labels, real, held, out: Path, seed: int, steps: int,
     model = _build_pip_net()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
-    w = np.where(real, REAL_WEIGHT, 1.0) * ~held
-    for c in range(len(PIP_CLASSES)):
-        in_class = labels == c
-        if w[in_class].sum() > 0:
-            w[in_class] /= w[in_class].sum()
-    w /= w.sum()
+    w = _draw_weights(real, [(labels == c, 1.0) for c in range(len(PIP_CLASSES))], held=held)
     print("pip examples per class:", dict(zip(PIP_CLASSES, np.bincount(labels[~held], minlength=len(PIP_CLASSES)).tolist())))
 
     def accuracy(idx) -> float:
