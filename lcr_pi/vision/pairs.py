@@ -127,21 +127,30 @@ def _softmax_forward(net, crops: list[np.ndarray]) -> np.ndarray:
 
 def leaning_by_pairs(n: int, pairs: list[tuple[int, int]], beliefs: np.ndarray, trained_share: float = 0.0,
                      table_share: float = 0.0) -> tuple[list[float | None], list[float]]:
-    """For each of ``n`` finds: the probability that it leans on a die it touches, if both are dice (the
-    most any of its pairs gives; None for a find that touches none), and the probability that it is
-    no die (the most any of its pairs gives; 0 for a find in no pair).
+    """For each of ``n`` finds: the probability that it leans on a die it touches (the most any of its
+    pairs gives; None for a find that touches none), and the probability that it is no die (the most
+    any of its pairs gives; 0 for a find in no pair).
 
-    The network's belief carries the share of two-dice pairs with a leaning die it was trained on
-    (``trained_share``); with ``table_share`` given, the belief is weighed for that share instead
-    (Bayes' rule on the odds of "a die of this pair leans" against "both lie flat").
+    A find leans on its partner only if both are dice: its leaning belief given two dice counts as
+    much as the network believes both are (``flat`` and the two leaning classes together). Without
+    that, a pair the network was sure held no second die (a die beside its own side face seen at a
+    slant) took the die's leaning belief from the ratio of two leftovers under a thousandth: up to a
+    tenth, enough to doubt a flat die alone on the tray. The network's belief carries the share of
+    two-dice pairs with a leaning die it was trained on (``trained_share``); with ``table_share``
+    given, the belief is weighed for that share instead (Bayes' rule on the odds of "a die of this
+    pair leans" against "both lie flat").
 
     >>> b = np.array([[0.6, 0.2, 0.1, 0.1, 0.0]])
     >>> lean, no_die = leaning_by_pairs(3, [(0, 2)], b)
     >>> [round(x, 3) if x is not None else None for x in lean], [round(x, 3) for x in no_die]
-    ([0.222, None, 0.111], [0.1, 0.0, 0.0])
+    ([0.2, None, 0.1], [0.1, 0.0, 0.0])
     >>> lean, _ = leaning_by_pairs(3, [(0, 2)], b, 0.3, 0.1)
     >>> [round(x, 3) if x is not None else None for x in lean]
-    [0.077, None, 0.038]
+    [0.069, None, 0.034]
+    >>> side_face = np.array([[4e-5, 6e-6, 1e-6, 2e-5, 0.99993]])   # sure the second find is no die
+    >>> lean, _ = leaning_by_pairs(2, [(0, 1)], side_face, 0.3, 0.1)
+    >>> lean[0] < 1e-5
+    True
     """
     lean: list[float | None] = [None] * n
     no_die = [0.0] * n
@@ -152,7 +161,8 @@ def leaning_by_pairs(n: int, pairs: list[tuple[int, int]], beliefs: np.ndarray, 
         flat, first, second, first_none, second_none = (float(v) for v in p)
         leaning = first + second
         odds = leaning / max(flat, 1e-9) * factor
-        scale = (odds / (1 + odds)) / max(leaning, 1e-9)  # the pair's leaning belief given two dice, reweighed
+        # the pair's leaning belief given two dice, reweighed, as far as both are dice
+        scale = (odds / (1 + odds)) / max(leaning, 1e-9) * (flat + leaning)
         for k, share in ((i, first * scale), (j, second * scale)):
             lean[k] = share if lean[k] is None else max(lean[k], share)
         no_die[i] = max(no_die[i], first_none)

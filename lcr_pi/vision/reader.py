@@ -622,14 +622,18 @@ def _judge(d, p: np.ndarray, allowed: list[int], st: ReaderSettings) -> tuple[st
     return CLASSES[best], confidence, is_cocked, not is_cocked and (seen_sure or read_sure)
 
 
-def _without_misfits(dets, probs: np.ndarray, keep: list[int], kind: str, st: ReaderSettings) -> list[int]:
+def _without_misfits(dets, probs: np.ndarray, keep: list[int], kind: str, st: ReaderSettings,
+                     own: np.ndarray | None = None) -> list[int]:
     """``keep`` without the finds that cannot be dice beside the frame's sure ones (``probs``: the
-    belief at the table, the pair network's included):
+    belief at the table, the pair network's included; ``own``: the belief at the table from each
+    find's own crop, without it; ``probs`` when not given):
 
     - a find more than :data:`OUTSIZED` or under :data:`UNDERSIZED` times the median size of the
-      sure finds on which the classifier sees no face (best face under :data:`FACELESS`): the dice
-      of one roll are one size, so it is a poker chip, a cup's rim or the end of a cable, not a die
-      (and not a leaning one: its "cocked" would stop the game for nothing);
+      sure finds on which the classifier sees no face in its own crop (best face under
+      :data:`FACELESS`): the dice of one roll are one size, so it is a poker chip, a cup's rim or
+      the end of a cable, not a die (and not a leaning one: its "cocked" would stop the game for
+      nothing). Its own crop, because where the pair network believes it does not lean, its
+      ``cocked`` share moves to its faces, however faint they were;
     - a find believed more likely no die than a die (``background`` at least ``drop_background``)
       that touches one other find only, a sure one, and lies nearer it than :data:`SIDE_REACH`
       times their mean side: two flat dice's centres are at least a side apart, so it is that
@@ -648,8 +652,16 @@ def _without_misfits(dets, probs: np.ndarray, keep: list[int], kind: str, st: Re
     >>> p[1, CLASSES.index("5")], p[1, _BACKGROUND] = 0.6, 0.4  # may be a die touching the 4: kept, doubted
     >>> _without_misfits(dets, p, [0, 1, 2], "pip", ReaderSettings(sure_detection=0.35))
     [0, 1]
+    >>> dets.append(Detection(300, 300, 80, 80, 0.0, 0.5))   # twice the 4's size: a poker chip
+    >>> own = np.vstack([p, np.zeros(len(CLASSES))])
+    >>> own[3, _COCKED], own[3, _BACKGROUND], own[3, CLASSES.index("2")] = 0.6, 0.39, 0.01
+    >>> flat = own.copy(); flat[3, _COCKED], flat[3, CLASSES.index("2")] = 0.0, 0.61   # "it does not lean"
+    >>> st = ReaderSettings(sure_detection=0.35)
+    >>> _without_misfits(dets, flat, [0, 1, 3], "pip", st), _without_misfits(dets, flat, [0, 1, 3], "pip", st, own)
+    ([0, 1, 3], [0, 1])
     """
     allowed = allowed_classes(kind)
+    own = probs if own is None else own
     judged = {i: _judge(dets[i], probs[i], allowed, st) for i in keep}
     sure = [i for i in keep if judged[i][3]]
     if not sure:
@@ -659,7 +671,8 @@ def _without_misfits(dets, probs: np.ndarray, keep: list[int], kind: str, st: Re
     def misfit(i: int) -> bool:
         if i in sure:
             return False
-        if judged[i][1] < FACELESS and not UNDERSIZED * median <= dets[i].side <= OUTSIZED * median:
+        faceless = face_belief(own[i], allowed)[1] < FACELESS
+        if faceless and not UNDERSIZED * median <= dets[i].side <= OUTSIZED * median:
             return True
         if probs[i, _BACKGROUND] < st.drop_background:
             return False
@@ -721,11 +734,12 @@ def interpret(dets, probs: np.ndarray, shape, dice_kind: str, st: ReaderSettings
     keep = dice_like(probs[:, _BACKGROUND], range(len(dets)))
     if keep:
         first_kind = _choose_kind(probs[keep], dice_kind)
-        first = with_pair_leaning(at_the_table(probs, first_kind, st), first_kind, st, pairs)
+        own = at_the_table(probs, first_kind, st)
+        first = with_pair_leaning(own, first_kind, st, pairs)
         keep = dice_like(first[:, _BACKGROUND], keep)  # the pair network may see a side face, not a die
     if not keep:
         return Reading((), "no_dice", message="No dice seen on the tray.")
-    keep = _without_misfits(dets, first, keep, first_kind, st)
+    keep = _without_misfits(dets, first, keep, first_kind, st, own)
     kind = _choose_kind(probs[keep], dice_kind)
     # Without the misfits the kind is almost always the same, and then so is the belief.
     probs = first if kind == first_kind else with_pair_leaning(at_the_table(probs, kind, st), kind, st, pairs)
