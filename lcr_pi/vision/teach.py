@@ -109,6 +109,13 @@ FAMILIAR = 3.5  # a face further than this many typical distances from every tau
 # 701-704), and a die read elsewhere on that tray (another slant, another light) lay more than two
 # of them from every view although nearer its own face than any other (see TaughtSet.judge).
 SURE_SCALE = 0.12
+# A frame the reader thinks blurred is read for the taught dice in it when they are at least this
+# sharp against their faces' taught views (TaughtSet.sharpness). Measured at dev tables 701-705
+# (engraved and word designs, frames of dice at rest and copies smeared by a third of a die): still
+# frames 0.81-2.18 of their views' sharpness (5th percentile 0.92 or more), smeared ones 0.34-1.04
+# (median 0.54-0.70). The reader's own test (blurred_sharpness) took a soft lens's still engraved
+# dots for motion: 9 of 60 frames at table 705.
+AS_SHARP_AS_TAUGHT = 0.85
 DESCRIPTOR = f"patch{PATCH}+colour"
 
 # The wide search around a rough outline: sizes, shifts (fractions of the side) and turns (degrees).
@@ -602,6 +609,14 @@ class TaughtSet:
 
     def __post_init__(self):
         object.__setattr__(self, "_rows", _Rows(np.asarray(self.descriptors, np.float32), np.array(self.faces), VARIANTS_PER_VIEW))
+        object.__setattr__(self, "_sharpness", _face_sharpness(self.crops, self.crop_faces))
+
+    @property
+    def sharpness(self) -> dict:
+        """Face -> the median :func:`~lcr_pi.vision.classify.sharpness` of its taught views as the
+        classifier sees a die: how sharp that face looks at this table when the die lies still
+        (empty for a set without view crops)."""
+        return self._sharpness  # type: ignore[attr-defined]
 
     @property
     def rows(self) -> _Rows:
@@ -643,6 +658,17 @@ class TaughtSet:
         m = self.match(ctx)
         face, confidence, familiar = self.judge(m.distances)
         return face, (0.0 if _small(m) else confidence), familiar
+
+
+def _face_sharpness(crops, faces) -> dict:
+    from lcr_pi.vision.classify import sharpness
+
+    if crops is None or not len(crops):
+        return {}
+    by_face: dict[str, list[float]] = {}
+    for crop, face in zip(crops, faces):
+        by_face.setdefault(face, []).append(sharpness(crop))
+    return {face: float(np.median(values)) for face, values in by_face.items()}
 
 
 def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
@@ -2015,6 +2041,22 @@ def reader_knows_design(reader, taught: TaughtSet) -> bool:
     return 2 * right >= len(probs)
 
 
+def taught_dice_sharp(frame: np.ndarray, taught: TaughtSet, found, blurred_sharpness: float = 0.09) -> bool:
+    """Whether the taught dice ``found`` in ``frame`` lie still: the median of their sharpness (as
+    :func:`~lcr_pi.vision.classify.sharpness` measures a die's crop) at least ``blurred_sharpness``,
+    the reader's test for any die, or at least :data:`AS_SHARP_AS_TAUGHT` of their faces' taught views
+    (:attr:`TaughtSet.sharpness`): a low-contrast design (engraved dots) under a soft lens is never as
+    sharp as printed faces, and the reader takes it for motion blur.
+    """
+    from lcr_pi.vision.classify import crop_die, sharpness
+
+    sharp = [sharpness(crop_die(frame, *t.centre, t.side)) for t in found]
+    if float(np.median(sharp)) >= blurred_sharpness:
+        return True
+    as_taught = [v / taught.sharpness[t.face] for v, t in zip(sharp, found) if taught.sharpness.get(t.face)]
+    return len(as_taught) == len(found) and float(np.median(as_taught)) >= AS_SHARP_AS_TAUGHT
+
+
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
             blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=(),
             reader_knows: bool = True):
@@ -2041,9 +2083,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     The reader's "cocked" and "blurred" judgements come from a classifier that never saw this
     design: a taught die the taught set is sure of is flat (a leaning die's face does not look like
     its taught views), one it is not sure of keeps the reader's "cocked"; a frame the reader thought
-    blurred stays "obstructed" unless the taught dice in it are sharp.
+    blurred stays "obstructed" unless the taught dice in it lie still (:func:`taught_dice_sharp`).
     """
-    from lcr_pi.vision.classify import crop_die, sharpness
     from lcr_pi.vision.reader import DieReading, describe_position, verdict_for
 
     # The reader's could_be (the faces a die doubted only for its face may show, which the referee
@@ -2053,6 +2094,12 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds)
+    if reading.verdict == "obstructed":
+        if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
+            return reading
+        # Still after all: the reader's dice as it judged them one by one.
+        reading = replace(reading, **verdict_for(reading.dice, [i for i, d in enumerate(reading.dice) if not d.sure and not d.cocked],
+                                                 [i for i, d in enumerate(reading.dice) if d.cocked]))
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
     # the middles of those on which the features name no other face with a clear lead (or only one they
     # did not tell from the taught face on the taught views: features_count)
@@ -2123,16 +2170,12 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         settled.append(t)
     found = settled
     if not found:
-        if (named or unknown) and reading.verdict != "obstructed":  # a blurred picture stays blurred
+        if named or unknown:
             dice = [replace(d, sure=False) if id(d) in unknown else _one_or_dot(d, named[id(d)]) if id(d) in named else d
                     for d in reading.dice]
             unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
             return replace(reading, dice=tuple(dice), **verdict_for(dice, unsure, [i for i, d in enumerate(dice) if d.cocked]))
         return reading
-    if reading.verdict == "obstructed":
-        sharp = [sharpness(crop_die(frame, *t.centre, t.side)) for t in found]
-        if float(np.median(sharp)) < blurred_sharpness:
-            return reading
     height, width = frame.shape[:2]
     dice = []
     for t in found:

@@ -380,6 +380,11 @@ def test_a_readers_one_on_a_taught_dot_face_is_a_one_or_a_dot(painted):
     assert named >= 3 and asked >= 1, (named, asked)
 
 
+def shaken(image: np.ndarray, side: float) -> np.ndarray:
+    """``image`` as a camera shaken by a fifth of a die's ``side`` sees it."""
+    return cv2.GaussianBlur(image, (0, 0), side / 5)
+
+
 def test_a_blurred_picture_stays_blurred_when_the_taught_set_agrees_up_to_one_or_dot(painted):
     # Found by a review (2026-12-03): where every taught die agreed with the reader up to "1" or "dot",
     # the verdict was redone and a blurred ("obstructed") reading came out announceable.
@@ -390,10 +395,43 @@ def test_a_blurred_picture_stays_blurred_when_the_taught_set_agrees_up_to_one_or
             continue
         dice = sure_dice(scene, one_for_dot)
         blurred = Reading(dice, "obstructed", tuple(range(len(dice))), "The picture is blurred.", kind="pip")
-        reading = TaughtReader(Answering(blurred), taught).read(image, dice_kind="auto")
+        side = max(d.box[2] - d.box[0] for d in scene.dice)
+        reading = TaughtReader(Answering(blurred), taught).read(shaken(image, side), dice_kind="auto")
         checked += 1
         assert reading.verdict == "obstructed", reading
     assert checked >= 3
+
+
+def test_a_still_picture_the_reader_took_for_blurred_is_read_with_the_taught_set(painted):
+    # The reader's blur test is one threshold for every die; the taught dice are measured themselves
+    # (taught_dice_sharp), and where they lie still the reader's dice are judged one by one.
+    taught, scenes = painted
+    image, scene = scenes[0]
+    dice = sure_dice(scene, lambda d: d.face)
+    blurred = Reading(dice, "obstructed", tuple(range(len(dice))), "The picture is blurred.", kind="lcr")
+    assert TaughtReader(Answering(blurred), taught).read(image, dice_kind="lcr").verdict == "clear"
+
+
+def test_taught_dice_are_still_when_as_sharp_as_their_taught_views():
+    """Engraved dots under a soft lens: never as sharp as the reader's test asks of any die, but as
+    sharp as the same face was when taught; smeared, they are not."""
+    from types import SimpleNamespace
+
+    from lcr_pi.vision.classify import crop_die, sharpness
+    from lcr_pi.vision.teach import AS_SHARP_AS_TAUGHT, taught_dice_sharp
+
+    frame = np.full((200, 200, 3), 90, np.uint8)
+    frame[70:130, 70:130] = 120  # a dark green die, seen soft
+    cv2.circle(frame, (100, 100), 8, (108, 108, 108), -1)  # its engraved dot, a faint shade
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.5)
+    die = TaughtDie("dot", 1.0, np.array([[70, 70], [130, 70], [130, 130], [70, 130]], np.float64), 0.1)
+    still = sharpness(crop_die(frame, 100, 100, 60))
+    assert still < 0.09  # what the reader calls blurred
+    as_taught = SimpleNamespace(sharpness={"dot": still})
+    assert taught_dice_sharp(frame, as_taught, [die])
+    assert not taught_dice_sharp(cv2.blur(frame, (20, 1)), as_taught, [die])  # smeared a third of the die
+    assert not taught_dice_sharp(frame, SimpleNamespace(sharpness={"dot": still / AS_SHARP_AS_TAUGHT * 1.1}), [die])
+    assert not taught_dice_sharp(frame, SimpleNamespace(sharpness={}), [die])  # a set taught before views were kept
 
 
 def test_a_one_channel_frame_is_read_with_the_taught_set_as_the_reader_reads_it(painted):
