@@ -2098,8 +2098,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading
         # Still after all: the reader's dice as it judged them one by one.
-        reading = replace(reading, **verdict_for(reading.dice, [i for i, d in enumerate(reading.dice) if not d.sure and not d.cocked],
-                                                 [i for i, d in enumerate(reading.dice) if d.cocked]))
+        doubted = [i for i, d in enumerate(reading.dice) if not d.sure and not d.cocked]
+        reading = replace(reading, **verdict_for(reading.dice, doubted, [i for i, d in enumerate(reading.dice) if d.cocked]))
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
     # the middles of those on which the features name no other face with a clear lead (or only one they
     # did not tell from the taught face on the taught views: features_count)
