@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from lcr_pi.errors import UserError
-from lcr_pi.vision.calibration import CalibratedReader, make_calibration
+from lcr_pi.vision.calibration import CalibratedReader, guides_reading, make_calibration
 from lcr_pi.vision.evaluate import score_image, summarize
 from lcr_pi.vision.render import roll_sequence
 
@@ -68,9 +68,9 @@ def main() -> int:
         cal_frame, cal_scene, empty = table(seed, size, faces[0], args.pool)
         reading = reader.read(cal_frame) if reader is not None else None
         cal = make_calibration(empty, reading=reading)
-        # As lcr-pi calibrate does: the reference guides reading only if the reader sees no dice in it.
+        # As lcr-pi calibrate does: the reference guides reading unless the reader is sure of a die in it.
         reference = None
-        if reader is not None and not reader.read(empty, dice_kind="pip").dice:
+        if reader is not None and guides_reading(reader.read(empty, dice_kind="pip")):
             reference = empty
             empty_seen += 1
         kept.append((cal.tray[2] - cal.tray[0]) * (cal.tray[3] - cal.tray[1]) / (size[0] * size[1]))

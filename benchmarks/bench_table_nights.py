@@ -10,8 +10,8 @@ kind known, no calibration) throws 1-3 dice per roll. A roll is
   table must not do**.
 
 With ``--calibrated`` each table is first calibrated as ``lcr-pi calibrate`` does it (a picture of the
-empty tray, then a roll of three read for the die size; the empty tray kept as the reference when the
-reader finds it empty), and every model is also read through that calibration on the same rolls: the
+empty tray, then a roll of three read for the die size; the empty tray kept as the reference unless the
+reader is sure of a die in it), and every model is also read through that calibration on the same rolls: the
 names ``MODELS+calibrated`` (tray and die size) and ``MODELS+empty tray`` (with the reference). The
 table's own draws for the calibration come first, so its rolls are not those of a run without it.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lcr_pi.vision.calibration import CalibratedReader, make_calibration
+from lcr_pi.vision.calibration import CalibratedReader, guides_reading, make_calibration
 from lcr_pi.vision.reader import DiceReader
 from lcr_pi.vision.render import Table
 
@@ -58,12 +58,12 @@ def judge(reading, thrown: list[str]) -> str:
 def calibrated_readers(table: Table, readers: dict, dice_kind: str) -> dict:
     """Each reader, and each read through the table's calibration made as ``lcr-pi calibrate`` makes it:
     the empty tray's picture (the tray found in it), a roll of three dice (the die size from the reader's
-    reading), the empty tray as the reference when the reader finds it empty."""
+    reading), the empty tray as the reference unless the reader is sure of a die in it."""
     empty, roll = table.empty(), table.roll(min(3, table.max_dice)).image
     out = dict(readers)
     for name, reader in readers.items():
         cal = make_calibration(empty, reading=reader.read(roll, dice_kind=dice_kind))
-        reference = empty if not reader.read(empty, dice_kind=dice_kind).dice else None
+        reference = empty if guides_reading(reader.read(empty, dice_kind=dice_kind)) else None
         out[f"{name}+calibrated"] = CalibratedReader(reader, cal)
         out[f"{name}+empty tray"] = CalibratedReader(reader, cal, reference)
     return out

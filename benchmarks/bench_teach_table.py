@@ -8,7 +8,7 @@ thrown anew each roll), with the unseen designs of ``bench_teach.py``:
 
 1. Calibrate as ``lcr-pi calibrate`` does: the tray found in a picture of the empty tray, the die
    size from the reader's reading of a roll of three dice, the empty tray kept as the reference
-   when the reader sees no dice in it.
+   unless the reader is sure of a die in it.
 2. Teach as ``lcr-pi teach`` does: the empty tray (what is found there is not a die shown), then
    pictures of one die, in order, until every face has ``--views`` (<= 5) views, each outlined by
    the reader (a picture where it sees no die or several is shown again).
@@ -78,7 +78,7 @@ def main() -> int:
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
 
-    from lcr_pi.vision.calibration import CalibratedReader, make_calibration
+    from lcr_pi.vision.calibration import CalibratedReader, guides_reading, make_calibration
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.teach import TaughtReader, teach
 
@@ -88,7 +88,7 @@ def main() -> int:
         for seed in range(args.first_table, args.first_table + args.tables):
             empty, (cal_image, _), teaching, test, style = one_table(seed, design, size, args.rolls)
             calibration = make_calibration(empty, reading=reader.read(cal_image, dice_kind="lcr"))
-            reference = empty if not reader.read(empty, dice_kind="lcr").dice else None
+            reference = empty if guides_reading(reader.read(empty, dice_kind="lcr")) else None
             examples, refused = bt.player_examples(reader, teaching, args.views, empty)
             taught = teach(examples, name=design, kind="lcr")
             taught_reader = TaughtReader(reader, taught)

@@ -301,8 +301,10 @@ def _reader_or_none(models):
 
 
 def run(args) -> int:
-    from lcr_pi.vision.calibration import EV_HIGHEST, EV_LOWEST, burnt_dice_problem, make_calibration, save_calibration
+    from lcr_pi.vision.calibration import (EV_HIGHEST, EV_LOWEST, burnt_dice_problem, guides_reading, make_calibration,
+                                           save_calibration)
     from lcr_pi.vision.dataset import read_image
+    from lcr_pi.vision.reader import join_places
 
     check_writable(args.out, "the calibration")  # before the camera steps, not after them
     tray = parse_box(args.tray) if args.tray else None
@@ -368,13 +370,18 @@ def run(args) -> int:
         print("note: the reader is not available to check the empty tray, so it will not guide reading")
     elif has_empty_picture:
         try:
-            seen = reader.read(empty).dice
+            empty_reading = reader.read(empty)
         except UserError as exc:
             raise UserError(f"{args.empty or args.image or 'the empty-tray picture'}: {exc}") from None
-        empty_checked = not seen
-        if seen:
+        empty_checked = guides_reading(empty_reading)
+        seen = empty_reading.dice
+        if not empty_checked:
             print(f"note: {len(seen)} {'die' if len(seen) == 1 else 'dice'} seen in the empty-tray picture, so it will not "
                   "guide reading (empty the tray and calibrate again)")
+        elif seen:
+            print(f"note: {len(seen)} doubtful {'find' if len(seen) == 1 else 'finds'} in the empty-tray picture "
+                  f"({join_places([d.where for d in seen])}), taken for the tray's own marks: where nothing changes "
+                  "since, nothing is read")
     cal = make_calibration(empty, tray=tray, die_px=args.die_px, reading=reading, camera_controls=controls,
                            source=source_name)
     path = save_calibration(cal, args.out, reference=empty, reference_empty=empty_checked)

@@ -483,6 +483,25 @@ def locked_controls(metadata: dict) -> dict:
 # Files
 
 
+def guides_reading(empty_reading) -> bool:
+    """Whether a picture of the empty tray, read as ``empty_reading``, may guide reading (the
+    :class:`CalibratedReader`'s ``reference``): unless the reader is sure of a die in it. Doubtful
+    finds there are the tray's own marks or clutter beside it (at rendered table 6007, grey dots on
+    a black object read as W at 0.36-0.49), which the reference is what keeps out: a find where
+    nothing changed since is not read. A die really left on the tray and doubted by the reader
+    stays where it was, outside what changed, and the referee's count of the dice asks.
+
+    >>> from lcr_pi.vision.reader import DieReading, Reading
+    >>> mark = DieReading("W", 0.4, (0, 0, 9, 9), (), (4, 4), "bottom right", False)
+    >>> die = DieReading("4", 0.99, (50, 50, 90, 90), (), (70, 70), "centre", True)
+    >>> guides_reading(Reading((), "no_dice")), guides_reading(Reading((mark,), "unsure"))
+    (True, True)
+    >>> guides_reading(Reading((mark, die), "unsure"))
+    False
+    """
+    return not any(d.sure for d in empty_reading.dice)
+
+
 def save_calibration(calibration: Calibration, path: str | Path, reference: np.ndarray | None = None,
                      reference_empty: bool = False) -> Path:
     """Write the JSON (and the reference image beside it, as ``<stem>-empty-<sha256's first 12>.png``).

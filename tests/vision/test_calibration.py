@@ -469,6 +469,39 @@ def test_calibrate_refuses_a_die_size_or_tray_that_cannot_be_and_an_output_that_
     assert "cannot save the calibration" in capsys.readouterr().err
 
 
+def test_an_empty_tray_with_only_doubtful_finds_still_guides_reading(tmp_path, capsys):
+    """Rendered table 6007 (a dev seed): grey dots on a black object beside the tray are found as
+    doubtful W faces in the empty tray. They are the tray's clutter: the picture guides reading, and
+    with it the rolls the clutter left unsure are read (before 2026-12-07 any find there kept the
+    guide out: at that table 94 of 200 rolls read, 184 with it)."""
+    from lcr_pi.vision.calibration import CalibratedReader, load_reference_or_none
+    from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.render import Table
+
+    rng = np.random.default_rng(6007)
+    table = Table(rng, size=(640, 480), max_dice=3, kind="wild", pool="holdout")
+    empty, roll = table.empty(), table.roll(3)
+    reader = DiceReader()
+    seen = reader.read(empty).dice
+    assert seen and not any(d.sure for d in seen)
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    cv2.imwrite(str(tmp_path / "dice.png"), roll.image)
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--image", str(tmp_path / "dice.png"), "--empty", str(tmp_path / "empty.png"),
+                 "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "taken for the tray's own marks" in said and "the empty tray guides reading" in said
+    cal = load_calibration(out)
+    reference, _ = load_reference_or_none(cal, out)
+    assert cal.reference_empty and reference is not None
+    rolls = [table.roll(int(rng.integers(1, 4))) for _ in range(2)]
+    for scene in rolls:  # each read unsure without the guide: the clutter's W finds
+        without = CalibratedReader(reader, cal).read(scene.image, dice_kind="wild")
+        guided = CalibratedReader(reader, cal, reference).read(scene.image, dice_kind="wild")
+        assert without.verdict == "unsure"
+        assert guided.verdict == "clear" and sorted(guided.faces) == sorted(d.face for d in scene.dice)
+
+
 def test_calibrate_writes_where_the_game_looks_by_default():
     from lcr_pi.cli import build_parser
     from lcr_pi.settings import CALIBRATION_DIR, ReaderSettings
