@@ -379,9 +379,9 @@ def run(args) -> int:
             print(f"note: {len(seen)} {'die' if len(seen) == 1 else 'dice'} seen in the empty-tray picture, so it will not "
                   "guide reading (empty the tray and calibrate again)")
         elif seen:
-            print(f"note: {len(seen)} doubtful {'find' if len(seen) == 1 else 'finds'} in the empty-tray picture "
-                  f"({join_places([d.where for d in seen])}), taken for the tray's own marks: where nothing changes "
-                  "since, nothing is read")
+            places = join_places(list(dict.fromkeys(d.where for d in seen)))  # each place once
+            print(f"note: {len(seen)} doubtful {'find' if len(seen) == 1 else 'finds'} in the empty-tray picture, at the "
+                  f"{places}, taken for the tray's own marks: where nothing changes since, nothing is read")
     cal = make_calibration(empty, tray=tray, die_px=args.die_px, reading=reading, camera_controls=controls,
                            source=source_name)
     path = save_calibration(cal, args.out, reference=empty, reference_empty=empty_checked)

@@ -490,7 +490,8 @@ def test_an_empty_tray_with_only_doubtful_finds_still_guides_reading(tmp_path, c
     assert main(["calibrate", "--image", str(tmp_path / "dice.png"), "--empty", str(tmp_path / "empty.png"),
                  "--out", str(out)]) == 0
     said = capsys.readouterr().out
-    assert "taken for the tray's own marks" in said and "the empty tray guides reading" in said
+    assert "2 doubtful finds in the empty-tray picture, at the bottom right, taken for the tray's own marks" in said
+    assert "the empty tray guides reading" in said
     cal = load_calibration(out)
     reference, _ = load_reference_or_none(cal, out)
     assert cal.reference_empty and reference is not None
