@@ -609,14 +609,19 @@ class TaughtSet:
 
     def __post_init__(self):
         object.__setattr__(self, "_rows", _Rows(np.asarray(self.descriptors, np.float32), np.array(self.faces), VARIANTS_PER_VIEW))
-        object.__setattr__(self, "_sharpness", _face_sharpness(self.crops, self.crop_faces))
 
-    @property
+    @functools.cached_property
     def sharpness(self) -> dict:
         """Face -> the median :func:`~lcr_pi.vision.classify.sharpness` of its taught views as the
         classifier sees a die: how sharp that face looks at this table when the die lies still
-        (empty for a set without view crops)."""
-        return self._sharpness  # type: ignore[attr-defined]
+        (empty for a set without view crops). Worked out when first asked (a frame the reader
+        takes for blurred), not when the set is loaded."""
+        from lcr_pi.vision.classify import sharpness
+
+        by_face: dict[str, list[float]] = {}
+        for crop, face in zip(self.crops if self.crops is not None else (), self.crop_faces):
+            by_face.setdefault(face, []).append(sharpness(crop))
+        return {face: float(np.median(values)) for face, values in by_face.items()}
 
     @property
     def rows(self) -> _Rows:
@@ -658,17 +663,6 @@ class TaughtSet:
         m = self.match(ctx)
         face, confidence, familiar = self.judge(m.distances)
         return face, (0.0 if _small(m) else confidence), familiar
-
-
-def _face_sharpness(crops, faces) -> dict:
-    from lcr_pi.vision.classify import sharpness
-
-    if crops is None or not len(crops):
-        return {}
-    by_face: dict[str, list[float]] = {}
-    for crop, face in zip(crops, faces):
-        by_face.setdefault(face, []).append(sharpness(crop))
-    return {face: float(np.median(values)) for face, values in by_face.items()}
 
 
 def _body_colour(contexts: list[np.ndarray], hyps) -> tuple:
