@@ -41,7 +41,8 @@ import bench_teach_table as btt  # noqa: E402
 from lcr_pi.vision import teach as T  # noqa: E402
 
 
-def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3, reader_knows=True):
+def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3, reader_knows=True,
+                   embedding=None):
     """relabel's decisions, per taught die: (TaughtDie, reason for doubt or ''). ``dets``: the
     detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die.
     ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set."""
@@ -63,6 +64,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     why = {id(t): (parts(t) if t.confidence < sure else "") for t in found}
     agreed, not_against = set(), set()
     if features is not None and found:
+        before = [t.confidence for t in found]
         views = features.similarities([T.straight_crop(T.face_context(frame, t.corners)) for t in found])
         new = []
         counts = functools.partial(T.features_count, features, taught)
@@ -89,6 +91,26 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
             why[id(n)] = r
             new.append(n)
         found = new
+        if embedding is not None:
+            crops = [T.straight_crop(T.face_context(frame, t.corners)) for t in found]
+            new = []
+            for t, ev, v, b in zip(found, embedding.similarities(crops), views, before):
+                n = T.by_embedding(t, ev, v, sure, alone=T._alone(t, found), descriptors=b,
+                                   told_apart=embedding.told_apart)
+                both = T._both_name(ev, v, embedding.told_apart)
+                r = why[id(t)]
+                if both == n.face:
+                    agreed.add(tuple(n.centre))
+                    not_against.add(tuple(n.centre))
+                if n.face != t.face:
+                    r = f"renamed by the embedding ({t.face} -> {n.face})"
+                elif n.confidence >= sure > t.confidence:
+                    r = ""
+                elif n.confidence < sure <= t.confidence:
+                    r = "embedding disagrees"
+                why[id(n)] = r
+                new.append(n)
+            found = new
     res = []
     view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
@@ -126,13 +148,14 @@ def main():
     p.add_argument("--tables", type=int, default=1)
     p.add_argument("--rolls", type=int, default=60)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--models", default=None)
     args = p.parse_args()
     cv2.setNumThreads(1)
     from lcr_pi.vision.evaluate import match_dice, score_image
     from lcr_pi.vision.reader import DiceReader
     from lcr_pi.vision.teach import TaughtReader, teach
 
-    reader = DiceReader(None)
+    reader = DiceReader(args.models)
     total = Counter()
     for design in bt.DESIGNS if args.design == "all" else (args.design,):
         for seed in range(args.first_table, args.first_table + args.tables):
@@ -167,6 +190,7 @@ def main():
                 base = reader.read(image, dice_kind="lcr")
                 reading = tr.read(image, dice_kind="lcr")
                 traced = traced_relabel(base, T.check_frame(image), taught, tr.features, reader_knows=tr.reader_knows,
+                                        embedding=tr.embedding,
                                         dets=reader.find_dice(image) or [],
                                         sure_detection=reader.settings.sure_detection)
                 pairs = dict(match_dice(item, reading) or [])

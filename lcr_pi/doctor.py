@@ -38,6 +38,7 @@ REQUIRED_MODELS = ("dice_detector.onnx", "dice_faces.onnx")
 OPTIONAL_MODELS = {
     "dice_pairs.onnx": "touching dice cannot be compared and more rolls are asked about as 'may be leaning'",
     "dice_pips.onnx": "pip dice the face classifier hesitates over get no second look and more pip rolls are asked about",
+    "dice_embed.onnx": "taught dice are named without the face-embedding network and more of their rolls are asked about",
 }
 MIN_FREE_BYTES = 50 * 1024**2  # below this a turn's save or evidence frame may not fit: FAIL
 LOW_FREE_BYTES = 500 * 1024**2  # below this: WARN

@@ -396,7 +396,10 @@ def test_models_load_with_opencv_dnn_and_a_broken_one_is_named(tmp_path, monkeyp
     assert "dice_pips.onnx is missing" in check.detail
     (models / "dice_pips.onnx").write_bytes(relu_onnx())
     check = check_models(models)
-    assert check.status == "PASS" and "4 model files load" in check.detail
+    assert check.status == "WARN" and "dice_embed.onnx is missing, so taught dice are named without" in check.detail
+    (models / "dice_embed.onnx").write_bytes(relu_onnx())
+    check = check_models(models)
+    assert check.status == "PASS" and "5 model files load" in check.detail
     (models / "dice_faces.onnx").write_bytes(b"not a model")
     check = check_models(models)
     assert check.status == "FAIL" and "cannot load dice_faces.onnx" in check.detail and "OpenCV 5" not in check.detail
@@ -465,7 +468,7 @@ def test_the_whole_doctor_on_mock_pins_a_folder_camera_and_wav_speech(tmp_path, 
                              f"'{frames_folder(tmp_path)}'\n")
     models = tmp_path / "models"
     models.mkdir()
-    for name in ("dice_detector.onnx", "dice_faces.onnx", "dice_pairs.onnx", "dice_pips.onnx"):
+    for name in ("dice_detector.onnx", "dice_faces.onnx", "dice_pairs.onnx", "dice_pips.onnx", "dice_embed.onnx"):
         (models / name).write_bytes(relu_onnx())
     wavs = tmp_path / "wav"
     speakers = []

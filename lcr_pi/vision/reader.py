@@ -22,6 +22,7 @@ be trusted), ``no_dice`` (nothing die-like, or a blank frame).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -314,6 +315,19 @@ class DiceReader:
             settings_file = models_dir / "reader.json"
             settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()
         self.settings = settings
+        self._embed_path = models_dir / "dice_embed.onnx"
+
+    @functools.cached_property
+    def embedder(self) -> "cv2.dnn.Net | None":
+        """The face-embedding network (optional), which only the taught reader asks
+        (:mod:`lcr_pi.vision.teach`): loaded when first asked for, so that a reader with no taught
+        dice does not hold it; None when the file is not there or cannot be loaded."""
+        if not self._embed_path.is_file():
+            return None
+        try:
+            return cv2.dnn.readNetFromONNX(str(self._embed_path))
+        except cv2.error:
+            return None  # a damaged file: taught dice are named by the other two cues (lcr-pi doctor says so)
 
     def read(self, frame, *, dice_kind: str = "auto", calibration=None, die_px: float | None = None,
              region=None, memo: "FrameMemo | None" = None) -> Reading:

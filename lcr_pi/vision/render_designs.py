@@ -108,6 +108,9 @@ class DieDesign:
     # Left out of repr, which seeds the train pool's widening: designs drawn before marbling existed
     # keep every other draw.
     marble: tuple[int, int, int] | None = field(default=None, repr=False)
+    # A made-up design (:mod:`lcr_pi.vision.render_generic`): each face shows a mark drawn from this
+    # seed instead of a letter or a dot. 0: a real design. Left out of repr, as ``marble``.
+    generic_seed: int = field(default=0, repr=False)
 
     @property
     def layout(self) -> tuple[str, ...]:
@@ -334,6 +337,18 @@ def face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: i
     return made
 
 
+def _print(tex: np.ndarray, m: np.ndarray, ink, engraved: float, light: tuple[float, float]) -> np.ndarray:
+    """Print ink weights ``m`` (0..1) onto ``tex`` in place, the engraved stroke's wall on the light
+    side in shadow; returns ``m``."""
+    if engraved > 0:
+        shift = max(1, int(round(tex.shape[0] * 0.012 * engraved)))
+        sh = np.roll(m, (int(round(light[1] * shift)), int(round(light[0] * shift))), axis=(0, 1))
+        tex *= (1 - 0.35 * np.clip(sh - m, 0, 1))[..., None]
+    col = np.asarray(ink, np.float32)
+    tex[:] = tex * (1 - m[..., None]) + col * m[..., None]
+    return m
+
+
 def marble_weight(size: int, seed: int) -> np.ndarray:
     """Where a marbled die's veins lie on one face: (size, size) float32 weights 0..1 of the vein colour.
 
@@ -391,6 +406,10 @@ def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: 
             _dimple(tex, cx, cy, r, ink, light, 0.35 + 0.5 * design.engraved)
             if opacity is not None:
                 cv2.circle(ink_mask, (int(cx * 16), int(cy * 16)), int(r * 16), 1.0, -1, cv2.LINE_AA, 4)
+    elif design.generic_seed:
+        from lcr_pi.vision.render_generic import generic_mark
+
+        ink_mask = _print(tex, np.rot90(generic_mark(design.generic_seed, label, t), spin), design.ink, design.engraved, light)
     elif label == "dot":
         ink = design.one_ink or design.ink
         _dimple(tex, t / 2, t / 2, design.dot_radius * t, ink, light, 0.2 + 0.4 * design.engraved)
@@ -416,14 +435,7 @@ def _face_texture(design: DieDesign, label: str, size: int, spin: int, light_q: 
                 dx, dy = dy, -dx
             shift = np.float32([[1, 0, dx * t], [0, 1, dy * t]])
             m = cv2.warpAffine(m, shift, (t, t), flags=cv2.INTER_LINEAR, borderValue=0)
-        if design.engraved > 0:
-            # The engraved stroke's wall on the light side is in shadow.
-            shift = max(1, int(round(t * 0.012 * design.engraved)))
-            sh = np.roll(m, (int(round(light[1] * shift)), int(round(light[0] * shift))), axis=(0, 1))
-            tex *= (1 - 0.35 * np.clip(sh - m, 0, 1))[..., None]
-        col = np.asarray(ink, np.float32)
-        tex[:] = tex * (1 - m[..., None]) + col * m[..., None]
-        ink_mask = m
+        ink_mask = _print(tex, m, ink, design.engraved, light)
     if opacity is not None:
         if label in PIP_FACES:
             opacity = np.maximum(opacity, ink_mask)

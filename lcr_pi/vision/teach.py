@@ -58,7 +58,7 @@ import numpy as np
 from lcr_pi.errors import UserError
 from lcr_pi.persist import write_atomic
 from lcr_pi.rules.faces import ONE_PIP
-from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features
+from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features, crops_to_blob
 from lcr_pi.vision.dataset import KIND_FACES
 from lcr_pi.vision.reader import FRAME_CHOOSES, FrameMemo, check_frame, unsettled
 
@@ -1732,6 +1732,43 @@ class FeatureMatcher:
         return ranked[0][0], round(ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0), 6)
 
 
+class EmbeddingMatcher(FeatureMatcher):
+    """Names a taught die's face a third way: by the face-embedding network (``models/dice_embed.onnx``,
+    optional), trained to tell apart the faces of made-up dice designs (:mod:`lcr_pi.vision.render_generic`)
+    from a few views of each. Its output is compared by cosine similarity, uncentred."""
+
+    def _rooted(self, crops: list[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.zeros((0, 0), np.float32)
+        self._net.setInput(crops_to_blob(crops))
+        return np.asarray(self._net.forward(), np.float32).reshape(len(crops), -1)
+
+    def _normalised(self, feats: np.ndarray) -> np.ndarray:
+        return feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)
+
+    def told_apart(self, face: str) -> bool:
+        """Whether, on the taught views, the embedding told ``face`` from every other taught face (a
+        median lead of at least :data:`EMBED_SEPARATE`; :attr:`separation`). Views taught badly (cut
+        off their faces: dev table 710, a close, tilted wide-angle camera, leads 0.01-0.08 between
+        two faces where other tables have 0.15 or more) make its word count for nothing."""
+        return all(v >= EMBED_SEPARATE for (shown, _), v in self.separation.items() if shown == face)
+
+
+EMBED_MODEL_FILE = "dice_embed.onnx"
+# The embedding names a taught die's face when it leads the next face by EMBED_LEAD cosine similarity
+# and the classifier's features' likeliest face is the same.
+EMBED_LEAD = 0.05
+EMBED_CONFIDENCE = 0.6
+EMBED_RESCUE_FLOOR = 0.1  # as FEATURE_RESCUE_FLOOR: a die the descriptors set aside is left so
+EMBED_SEPARATE = 0.1  # the embedding's word counts for a face it told from the others on the taught views
+
+
+def load_embedder(models_dir) -> "cv2.dnn.Net | None":
+    """The face-embedding network in ``models_dir``, or None when there is none."""
+    path = Path(models_dir) / EMBED_MODEL_FILE
+    return cv2.dnn.readNetFromONNX(str(path)) if path.is_file() else None
+
+
 class TaughtReader:
     """Wraps a dice reader: it finds the dice, the taught set names their faces (and finds the
     taught dice the reader missed).
@@ -1750,6 +1787,10 @@ class TaughtReader:
                 self.features = FeatureMatcher(net, taught.crops, taught.crop_faces)
             except cv2.error:
                 self.features = None  # a classifier without the pooled features: the descriptors alone
+        self.embedding = None
+        embedder = getattr(reader, "embedder", None)
+        if embedder is not None and self.features is not None:
+            self.embedding = EmbeddingMatcher(embedder, taught.crops, taught.crop_faces)
         # The reader's detector finds, which its FrameMemo keeps: a sure one on a taught die vouches
         # for it (relabel). A reader that keeps none (a stand-in) vouches for no die.
         read = getattr(reader, "read", None)
@@ -1775,7 +1816,8 @@ class TaughtReader:
         sure_detection = getattr(settings, "sure_detection", 0.3)
         finds = [d for d in getattr(memo, "faces", ()) if d.score >= sure_detection]
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
-                       features=self.features, finds=finds, reader_knows=self.reader_knows)
+                       features=self.features, finds=finds, reader_knows=self.reader_knows,
+                       embedding=self.embedding)
 
 
 KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
@@ -2051,9 +2093,56 @@ def taught_dice_sharp(frame: np.ndarray, taught: TaughtSet, found, blurred_sharp
     return len(as_taught) == len(found) and float(np.median(as_taught)) >= AS_SHARP_AS_TAUGHT
 
 
+def _both_name(embedded: dict, similarity: dict, told_apart=None) -> str | None:
+    """The face the embedding names with a lead of EMBED_LEAD when the features' likeliest face is the
+    same (and ``told_apart(face)``, :meth:`EmbeddingMatcher.told_apart`, where given), else None.
+
+    >>> _both_name({"L": 0.9, "R": 0.8}, {"L": 0.5, "R": 0.45}), _both_name({"L": 0.9, "R": 0.88}, {"L": 0.5, "R": 0.4})
+    ('L', None)
+    >>> _both_name({"L": 0.9, "R": 0.8}, {"L": 0.5, "R": 0.45}, told_apart=lambda face: False)   # views taught badly
+    """
+    face, lead = FeatureMatcher.best(embedded)
+    agree = lead >= EMBED_LEAD and FeatureMatcher.best(similarity)[0] == face
+    return face if agree and (told_apart is None or told_apart(face)) else None
+
+
+def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence: float, alone: bool = True,
+                 descriptors: float | None = None, told_apart=None) -> TaughtDie:
+    """A taught die judged again where the embedding and the features agree on a face (:func:`_both_name`).
+
+    Only a die no other find touches (it could be that find's side), and that the descriptors did not
+    set aside (a confidence under FEATURE_RESCUE_FLOOR that is no tie: a side face or a mark), is
+    changed: named the same, it is sure; named otherwise, it takes their face if the descriptors were
+    unsure, and is doubted if they were sure (one of them is wrong). ``descriptors``: the descriptors'
+    own confidence, before the features' second opinion changed it (default: ``t``'s); ``told_apart``
+    as for :func:`_both_name`.
+
+    >>> t = TaughtDie("L", 0.4, np.zeros((4, 2)), 1.0)
+    >>> both_l, both_r = ({"L": 0.9, "R": 0.8}, {"L": 0.7, "R": 0.6}), ({"L": 0.8, "R": 0.9}, {"L": 0.6, "R": 0.7})
+    >>> by_embedding(t, *both_l, 0.6).confidence, by_embedding(t, *both_r, 0.6).face
+    (0.6, 'R')
+    >>> by_embedding(replace(t, confidence=0.95), *both_r, 0.6).confidence   # the descriptors sure of L
+    0.5
+    >>> by_embedding(replace(t, confidence=0.5), *both_r, 0.6, descriptors=0.95).face   # ...before the features doubted it
+    'L'
+    >>> by_embedding(t, {"L": 0.9, "R": 0.8}, {"L": 0.6, "R": 0.7}, 0.6).confidence   # the features name R
+    0.4
+    >>> by_embedding(t, *both_r, 0.6, alone=False).face, by_embedding(replace(t, confidence=0.0), *both_r, 0.6).face
+    ('L', 'L')
+    """
+    face = _both_name(embedded, similarity, told_apart)
+    if face is None or not alone or not (t.confidence >= EMBED_RESCUE_FLOOR or t.tied):
+        return t
+    if face == t.face:
+        return replace(t, confidence=max(t.confidence, EMBED_CONFIDENCE))
+    if max(t.confidence, t.confidence if descriptors is None else descriptors) >= sure_confidence:
+        return replace(t, confidence=min(t.confidence, 0.5))
+    return replace(t, face=face, confidence=EMBED_CONFIDENCE)
+
+
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
             blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=(),
-            reader_knows: bool = True):
+            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
@@ -2101,12 +2190,22 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     if features is not None and found:
         views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
         counts = functools.partial(features_count, features, taught)
+        before = [t.confidence for t in found]
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
+        named_by_both = set()
+        if embedding is not None:
+            crops = [straight_crop(face_context(frame, t.corners)) for t in found]
+            embedded = embedding.similarities(crops)
+            found = [by_embedding(t, ev, v, sure_confidence, alone=_alone(t, found), descriptors=b,
+                                  told_apart=embedding.told_apart)
+                     for t, ev, v, b in zip(found, embedded, views, before)]
+            named_by_both = {tuple(t.centre) for t, ev, v in zip(found, embedded, views)
+                             if _both_name(ev, v, embedding.told_apart) == t.face}
         for t, v in zip(found, views):
             face, lead = FeatureMatcher.best(v)
-            if face == t.face and lead >= FEATURE_LEAD:
+            if (face == t.face and lead >= FEATURE_LEAD) or tuple(t.centre) in named_by_both:
                 agreed.add(tuple(t.centre))
-            if not features_against(t.face, v, counts):
+            if not features_against(t.face, v, counts) or tuple(t.centre) in named_by_both:
                 not_against.add(tuple(t.centre))
     # A die only the colour found (no die of the reader's on it) may be a die's side face or a
     # look-alike: it makes the frame unsure rather than being announced, unless a sure find of the

@@ -9,7 +9,9 @@ the detector, ``classifier`` trains the face classifier (it uses the detector to
 size of matteop65 dice, whose labels only box the pip pattern, and to mine hard negatives),
 ``ensemble`` makes one classifier of several trained ones (the mean of their logits; not part of
 ``all``), ``pairs`` trains the pair network (are two touching dice flat?), ``pips`` the pip network
-(a second look at hesitant pip dice, :mod:`lcr_pi.vision.pips`), and ``calibrate`` picks the
+(a second look at hesitant pip dice, :mod:`lcr_pi.vision.pips`), ``embed`` the face-embedding
+network (teach mode's third cue, from the face classifier, on tables of made-up dice designs:
+:mod:`lcr_pi.vision.render_generic`), and ``calibrate`` picks the
 confidence threshold on held-out *train* images (never on ``test``).
 ``all`` runs them in order. Everything is seeded: the same seed, data and library versions give
 the same models (up to floating-point differences between machines).
@@ -1204,6 +1206,135 @@ def train_pips_step(args, real_samples: list[Sample]) -> Path:
     return train_pip_net(regions, labels, real, held, args.out, args.seed, args.pip_steps, args.threads)
 
 
+EMBED_VIEWS = 10  # views of each face kept per made-up design (one table each)
+EMBED_FACES = ("L", "C", "R", "dot")
+
+
+def embed_table_views(index: int, regular: bool = False):
+    """Views of one design at one rendered table: ``(contexts, faces)``, each a context crop
+    (:func:`lcr_pi.vision.teach.face_context`) cut at a die's true corners, up to
+    :data:`EMBED_VIEWS` of each face. Design ``index`` is made up (:mod:`lcr_pi.vision.render_generic`),
+    or with ``regular`` one of the renderer's train-pool LCR designs. Seeded by ``index``."""
+    from lcr_pi.vision.render import Table
+    from lcr_pi.vision.render_generic import random_generic_design
+    from lcr_pi.vision.teach import face_context
+
+    rng = np.random.default_rng([index, 52])
+    design = None if regular else random_generic_design(rng)
+    size = (1280, 960) if rng.random() < 0.2 else (640, 480)
+    try:
+        table = Table(rng, size=size, max_dice=3, kind="lcr", pool="train")
+    except ValueError:
+        return [], []
+    if design is not None:
+        table.design = design
+    contexts, faces, count = [], [], {}
+    for _ in range(40):
+        scene = table.roll(int(rng.integers(1, 4)))
+        for die in scene.dice:
+            if not die.cocked and count.get(die.face, 0) < EMBED_VIEWS:
+                count[die.face] = count.get(die.face, 0) + 1
+                contexts.append(face_context(scene.image, die.corners))
+                faces.append(die.face)
+        if len(count) == len(EMBED_FACES) and min(count.values()) >= EMBED_VIEWS:
+            break
+    return contexts, faces
+
+
+def gather_embed_views(designs: int, regular: int, seed: int, threads: int):
+    """Context crops, design numbers and faces of ``designs`` made-up designs and ``regular``
+    train-pool LCR designs, rendered on ``threads`` processes."""
+    import multiprocessing
+
+    jobs = [(seed * 100_000 + i, False) for i in range(designs)] + [(seed * 100_000 + 50_000 + i, True) for i in range(regular)]
+    with multiprocessing.get_context("spawn").Pool(max(1, threads)) as pool:
+        results = pool.starmap(embed_table_views, jobs, chunksize=8)
+    contexts, design_of, faces = [], [], []
+    for (index, _), (ctx, fs) in zip(jobs, results):
+        contexts += ctx
+        design_of += [index] * len(ctx)
+        faces += fs
+    return np.stack(contexts), np.array(design_of), np.array(faces)
+
+
+def embed_example(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A CROP_SIZE crop of a context crop's face as the taught reader cuts one (:func:`lcr_pi.vision.teach.straight_crop`),
+    off as an alignment of views is: shifted, sized, turned (any quarter turn) and slanted a little;
+    with the photometric changes seven times in ten."""
+    from lcr_pi.vision.teach import CONTEXT, FACE_PX, straight_crop
+
+    dx, dy = rng.normal(0, 0.06 * FACE_PX, 2)
+    side = FACE_PX * math.exp(rng.normal(0, 0.08))
+    turn = rng.normal(0, math.radians(5)) + (math.pi / 2) * int(rng.integers(4))
+    slant = rng.normal(0, 0.06, 2)
+    rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+    a = side * rot @ (np.eye(2) + np.array([[slant[0], slant[1]], [slant[1], -slant[0]]]))
+    h = ((CONTEXT - 1) / 2 + dx, (CONTEXT - 1) / 2 + dy, a[0, 0], a[0, 1], a[1, 0], a[1, 1])
+    crop = straight_crop(context, h)
+    return photometric(crop, rng) if rng.random() < 0.7 else crop
+
+
+def train_embedder(contexts, design_of, faces, init: Path, out: Path, seed: int, steps: int, threads: int,
+                   designs_per_step: int = 8, views: int = 4, dim: int = 128) -> Path:
+    """Train the face-embedding network: the face classifier's layers (read from ``init``), its last
+    layer replaced by a ``dim``-wide one. Each step takes ``designs_per_step`` designs, ``views``
+    views of each of their four faces, and asks each view's embedding to lie nearest the mean of its
+    own face's other views among its design's faces (a few-shot task, as teaching is: cross-entropy
+    over cosine similarities, times a learnt scale). Writes ``dice_embed.onnx``."""
+    import torch
+
+    from lcr_pi.vision.teach import EMBED_MODEL_FILE
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed + 7)
+    groups: dict[int, dict[str, list[int]]] = {}
+    for i, (d, f) in enumerate(zip(design_of.tolist(), faces.tolist())):
+        groups.setdefault(int(d), {}).setdefault(str(f), []).append(i)
+    usable = [d for d, g in groups.items() if len(g) == len(EMBED_FACES) and min(map(len, g.values())) >= views]
+    print(f"embedding: {len(contexts)} views of {len(groups)} designs, {len(usable)} with {views} views of every face")
+    model = _build_classifier()
+    load_exported(model, init)
+    model[-1] = torch.nn.Linear(model[-1].in_features, dim)
+    model[-2] = torch.nn.Identity()  # no dropout before the embedding
+    scale = torch.nn.Parameter(torch.tensor(10.0))
+    opt = torch.optim.AdamW(list(model.parameters()) + [scale], lr=1e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps, pct_start=0.1)
+    n_faces = len(EMBED_FACES)
+    own = torch.eye(n_faces, dtype=torch.bool).view(1, n_faces, 1, n_faces, 1)
+    target = torch.arange(n_faces).view(1, n_faces, 1).expand(designs_per_step, n_faces, views).reshape(-1)
+    t0 = time.time()
+    for step in range(steps):
+        _train_mode(model, True)
+        idx = []
+        for d in rng.choice(len(usable), designs_per_step, replace=False):
+            for f in EMBED_FACES:
+                idx += rng.choice(groups[usable[d]][f], views, replace=False).tolist()
+        x = torch.from_numpy(crops_to_blob([embed_example(contexts[i], rng) for i in idx]))
+        e = torch.nn.functional.normalize(model(x), dim=1).view(designs_per_step, n_faces, views, -1)
+        sums = e.sum(2, keepdim=True)  # (design, face, 1, dim)
+        # Each view against each face's mean: its own face's mean without itself.
+        protos = sums[:, :, 0].view(designs_per_step, 1, 1, n_faces, -1).expand(-1, n_faces, views, -1, -1)
+        protos = torch.where(own, (sums.unsqueeze(3) - e.unsqueeze(3)).expand_as(protos), protos)
+        logits = scale * (e.unsqueeze(3) * torch.nn.functional.normalize(protos, dim=-1)).sum(-1)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, n_faces), target)
+        _optimise(opt, sched, loss)
+        if step % 100 == 0 or step == steps - 1:
+            acc = float((logits.reshape(-1, n_faces).argmax(1) == target).float().mean())
+            print(f"embed step {step}/{steps} loss {loss.item():.3f} views named {acc:.3f} {time.time() - t0:.0f}s", flush=True)
+    model.eval()
+    path = out / EMBED_MODEL_FILE
+    _export(model, torch.zeros(2, 3, CROP_SIZE, CROP_SIZE), path, {"x": {0: "n"}, "y": {0: "n"}})
+    return path
+
+
+def train_embed_step(args) -> Path:
+    """The ``embed`` step: render the made-up and train-pool designs' tables, train from the face
+    classifier in ``args.out``."""
+    views = gather_embed_views(args.embed_designs, args.embed_regular, args.seed, args.threads)
+    return train_embedder(*views, args.out / "dice_faces.onnx", args.out, args.seed, args.embed_steps, args.threads)
+
+
 def calibrate(samples: list[Sample], models: Path, max_silent: float = MAX_SILENT,
               max_silent_any: float | None = MAX_SILENT_ANY) -> dict:
     """Pick the reader's thresholds on held-out *train* frames and write ``models/reader.json``.
@@ -1462,7 +1593,7 @@ def train_pairs_step(args, real_samples: list[Sample]) -> Path:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lcr_pi.vision.training", description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["scenes", "detector", "classifier", "ensemble", "pairs", "pips", "calibrate", "all"])
+    parser.add_argument("step", choices=["scenes", "detector", "classifier", "ensemble", "pairs", "pips", "embed", "calibrate", "all"])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path("models"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/lcr-pi-training"))
@@ -1495,11 +1626,19 @@ def main(argv=None) -> int:
     parser.add_argument("--members", type=Path, nargs="+", default=[],
                         help="ensemble: the trained classifiers (dice_faces.pt of classifier runs) to average into "
                              "--out's dice_faces.onnx")
+    parser.add_argument("--embed-designs", type=int, default=1400,
+                        help="made-up dice designs rendered for the face-embedding network (default: %(default)s)")
+    parser.add_argument("--embed-regular", type=int, default=0,
+                        help="train-pool LCR designs rendered for it too (default: %(default)s)")
+    parser.add_argument("--embed-steps", type=int, default=1200)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.step == "ensemble":
         average_classifiers(args.members, args.out)
+        return 0
+    if args.step == "embed":
+        train_embed_step(args)
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     cv2.setNumThreads(args.threads)
@@ -1533,6 +1672,8 @@ def main(argv=None) -> int:
         train_pairs_step(args, [s for s in samples if s.source != "synthetic"])
     if args.step in ("pips", "all"):
         train_pips_step(args, [s for s in samples if s.source != "synthetic"])
+    if args.step == "all":
+        train_embed_step(args)
     if args.step in ("calibrate", "all"):
         calibrate(samples + held, args.out, args.max_silent, args.max_silent_any if args.max_silent_any >= 0 else None)
     return 0
