@@ -1747,11 +1747,13 @@ class EmbeddingMatcher(FeatureMatcher):
         return feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)
 
     def told_apart(self, face: str) -> bool:
-        """Whether, on the taught views, the embedding told ``face`` from every other taught face (a
-        median lead of at least :data:`EMBED_SEPARATE`; :attr:`separation`). Views taught badly (cut
-        off their faces: dev table 710, a close, tilted wide-angle camera, leads 0.01-0.08 between
-        two faces where other tables have 0.15 or more) make its word count for nothing."""
-        return all(v >= EMBED_SEPARATE for (shown, _), v in self.separation.items() if shown == face)
+        """Whether, on the taught views, the embedding told ``face`` from every other taught face and
+        every other face from it (a median lead of at least :data:`EMBED_SEPARATE` each way;
+        :attr:`separation`). Views taught badly (cut off their faces: dev table 710, a close, tilted
+        wide-angle camera, leads 0.01-0.08 between two faces where other tables have 0.15 or more)
+        make its word count for nothing: there an R die was named L, a face told from the others one
+        way but not the other."""
+        return all(v >= EMBED_SEPARATE for pair, v in self.separation.items() if face in pair)
 
 
 EMBED_MODEL_FILE = "dice_embed.onnx"
