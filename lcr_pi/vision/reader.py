@@ -288,6 +288,9 @@ class FrameMemo:
     outsized: list = field(default_factory=list)  # sure finds left out for their size (die_px given)
 
 
+EMBED_MODEL_FILE = "dice_embed.onnx"  # the face-embedding network, which only teach mode asks
+
+
 class DiceReader:
     """Loads the models once; call :meth:`read` for each frame (it keeps no state between frames)."""
 
@@ -315,7 +318,7 @@ class DiceReader:
             settings_file = models_dir / "reader.json"
             settings = ReaderSettings.from_json(settings_file) if settings_file.is_file() else ReaderSettings()
         self.settings = settings
-        self._embed_path = models_dir / "dice_embed.onnx"
+        self._embed_path = models_dir / EMBED_MODEL_FILE
 
     @functools.cached_property
     def embedder(self) -> "cv2.dnn.Net | None":

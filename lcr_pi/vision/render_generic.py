@@ -31,7 +31,7 @@ import zlib
 import cv2
 import numpy as np
 
-from lcr_pi.vision.render_designs import DieDesign, fonts_in, glyph_fonts
+from lcr_pi.vision.render_designs import DieDesign, _hsv_bgr, fonts_in, glyph_fonts
 
 MARK_PX = 96  # marks are drawn on a square of this side, then scaled to the texture
 
@@ -47,19 +47,13 @@ FACES = ("L", "C", "R", "dot")
 def random_generic_design(rng: np.random.Generator) -> DieDesign:
     """A made-up LCR design: body and ink colours, print and finish; its marks follow from its seed."""
     seed = int(rng.integers(1, 2**31 - 1))
-    body = _hsv(rng.random(), rng.uniform(0.0, 1.0) ** 0.7, rng.uniform(0.15, 1.0))
+    body = _hsv_bgr(rng.random(), rng.uniform(0.0, 1.0) ** 0.7, rng.uniform(0.15, 1.0))
     ink = _contrasting_ink(rng, body)
     return DieDesign(
         name=f"generic/{seed}", kind="lcr", body=body, ink=ink, generic_seed=seed,
         engraved=float(rng.uniform(0.0, 1.0) if rng.random() < 0.4 else 0.0),
         rounding=float(rng.uniform(0.08, 0.2)), gloss=float(rng.uniform(0.1, 0.6)),
     )
-
-
-def _hsv(h: float, s: float, v: float) -> tuple[int, int, int]:
-    px = np.uint8([[[int(h * 180) % 180, int(round(s * 255)), int(round(v * 255))]]])
-    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
-    return int(b), int(g), int(r)
 
 
 def _lightness(bgr) -> float:
@@ -70,7 +64,7 @@ def _contrasting_ink(rng: np.random.Generator, body) -> tuple[int, int, int]:
     """An ink that stands out on ``body``: at least 60 apart in Lab lightness (0-255), as real sets'
     prints are (a faint print is a design no reader could be taught)."""
     for _ in range(100):
-        ink = _hsv(rng.random(), rng.uniform(0.0, 1.0), rng.uniform(0.0, 1.0))
+        ink = _hsv_bgr(rng.random(), rng.uniform(0.0, 1.0), rng.uniform(0.0, 1.0))
         if abs(_lightness(ink) - _lightness(body)) >= 60:
             return ink
     return (20, 20, 20) if _lightness(body) > 128 else (240, 240, 240)

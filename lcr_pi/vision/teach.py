@@ -60,7 +60,7 @@ from lcr_pi.persist import write_atomic
 from lcr_pi.rules.faces import ONE_PIP
 from lcr_pi.vision.classify import CROP_SCALE, CROP_SIZE, crop_features, crops_to_blob
 from lcr_pi.vision.dataset import KIND_FACES
-from lcr_pi.vision.reader import FRAME_CHOOSES, FrameMemo, check_frame, unsettled
+from lcr_pi.vision.reader import EMBED_MODEL_FILE, FRAME_CHOOSES, FrameMemo, check_frame, unsettled
 
 FORMAT_VERSION = 2
 PATCH = 20  # descriptor patch side (pixels)
@@ -1756,19 +1756,12 @@ class EmbeddingMatcher(FeatureMatcher):
         return all(v >= EMBED_SEPARATE for pair, v in self.separation.items() if face in pair)
 
 
-EMBED_MODEL_FILE = "dice_embed.onnx"
 # The embedding names a taught die's face when it leads the next face by EMBED_LEAD cosine similarity
 # and the classifier's features' likeliest face is the same.
 EMBED_LEAD = 0.05
 EMBED_CONFIDENCE = 0.6
 EMBED_RESCUE_FLOOR = 0.1  # as FEATURE_RESCUE_FLOOR: a die the descriptors set aside is left so
 EMBED_SEPARATE = 0.1  # the embedding's word counts for a face it told from the others on the taught views
-
-
-def load_embedder(models_dir) -> "cv2.dnn.Net | None":
-    """The face-embedding network in ``models_dir``, or None when there is none."""
-    path = Path(models_dir) / EMBED_MODEL_FILE
-    return cv2.dnn.readNetFromONNX(str(path)) if path.is_file() else None
 
 
 class TaughtReader:
@@ -2113,7 +2106,7 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
     """A taught die judged again where the embedding and the features agree on a face (:func:`_both_name`).
 
     Only a die no other find touches (it could be that find's side), and that the descriptors did not
-    set aside (a confidence under FEATURE_RESCUE_FLOOR that is no tie: a side face or a mark), is
+    set aside (a confidence under EMBED_RESCUE_FLOOR that is no tie: a side face or a mark), is
     changed: named the same, it is sure; named otherwise, it takes their face if the descriptors were
     unsure, and is doubted if they were sure (one of them is wrong). ``descriptors``: the descriptors'
     own confidence, before the features' second opinion changed it (default: ``t``'s); ``told_apart``
@@ -2158,7 +2151,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     taught dice's body colour. With no taught die in the frame and no such die the reading is
     returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
     ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
-    :func:`second_opinion`.
+    :func:`second_opinion`, and with ``embedding`` too (an :class:`EmbeddingMatcher`)
+    :func:`by_embedding`, judged on the descriptors' own confidence.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -2190,13 +2184,13 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # did not tell from the taught face on the taught views: features_count)
     not_against = set()
     if features is not None and found:
-        views = features.similarities([straight_crop(face_context(frame, t.corners)) for t in found])
+        crops = [straight_crop(face_context(frame, t.corners)) for t in found]
+        views = features.similarities(crops)
         counts = functools.partial(features_count, features, taught)
         before = [t.confidence for t in found]
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
         named_by_both = set()
         if embedding is not None:
-            crops = [straight_crop(face_context(frame, t.corners)) for t in found]
             embedded = embedding.similarities(crops)
             found = [by_embedding(t, ev, v, sure_confidence, alone=_alone(t, found), descriptors=b,
                                   told_apart=embedding.told_apart)

@@ -47,6 +47,7 @@ import numpy as np
 from lcr_pi.vision.classify import CLASSES, CROP_SCALE, CROP_SIZE, classify_crops, crop_face, crops_to_blob
 from lcr_pi.vision.dataset import apply_corrections, load_corrections, load_roll_folder, read_image
 from lcr_pi.vision.detect import DETECT_LONG_SIDE, STRIDE, decode_detections, prepare_detector_input
+from lcr_pi.vision.render_generic import FACES as GENERIC_FACES
 
 PATCH = 256
 REGION = 96  # classifier training regions are cut at REGION px covering REGION_SCALE * face
@@ -1207,7 +1208,6 @@ def train_pips_step(args, real_samples: list[Sample]) -> Path:
 
 
 EMBED_VIEWS = 10  # views of each face kept per made-up design (one table each)
-EMBED_FACES = ("L", "C", "R", "dot")
 
 
 def embed_table_views(index: int, regular: bool = False):
@@ -1236,7 +1236,7 @@ def embed_table_views(index: int, regular: bool = False):
                 count[die.face] = count.get(die.face, 0) + 1
                 contexts.append(face_context(scene.image, die.corners))
                 faces.append(die.face)
-        if len(count) == len(EMBED_FACES) and min(count.values()) >= EMBED_VIEWS:
+        if len(count) == len(GENERIC_FACES) and min(count.values()) >= EMBED_VIEWS:
             break
     return contexts, faces
 
@@ -1291,7 +1291,7 @@ def train_embedder(contexts, design_of, faces, init: Path, out: Path, seed: int,
     groups: dict[int, dict[str, list[int]]] = {}
     for i, (d, f) in enumerate(zip(design_of.tolist(), faces.tolist())):
         groups.setdefault(int(d), {}).setdefault(str(f), []).append(i)
-    usable = [d for d, g in groups.items() if len(g) == len(EMBED_FACES) and min(map(len, g.values())) >= views]
+    usable = [d for d, g in groups.items() if len(g) == len(GENERIC_FACES) and min(map(len, g.values())) >= views]
     print(f"embedding: {len(contexts)} views of {len(groups)} designs, {len(usable)} with {views} views of every face")
     model = _build_classifier()
     load_exported(model, init)
@@ -1300,7 +1300,7 @@ def train_embedder(contexts, design_of, faces, init: Path, out: Path, seed: int,
     scale = torch.nn.Parameter(torch.tensor(10.0))
     opt = torch.optim.AdamW(list(model.parameters()) + [scale], lr=1e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps, pct_start=0.1)
-    n_faces = len(EMBED_FACES)
+    n_faces = len(GENERIC_FACES)
     own = torch.eye(n_faces, dtype=torch.bool).view(1, n_faces, 1, n_faces, 1)
     target = torch.arange(n_faces).view(1, n_faces, 1).expand(designs_per_step, n_faces, views).reshape(-1)
     t0 = time.time()
@@ -1308,7 +1308,7 @@ def train_embedder(contexts, design_of, faces, init: Path, out: Path, seed: int,
         _train_mode(model, True)
         idx = []
         for d in rng.choice(len(usable), designs_per_step, replace=False):
-            for f in EMBED_FACES:
+            for f in GENERIC_FACES:
                 idx += rng.choice(groups[usable[d]][f], views, replace=False).tolist()
         x = torch.from_numpy(crops_to_blob([embed_example(contexts[i], rng) for i in idx]))
         e = torch.nn.functional.normalize(model(x), dim=1).view(designs_per_step, n_faces, views, -1)
