@@ -1103,6 +1103,7 @@ class TaughtDie:
     distance: float
     distances: dict = field(default_factory=dict)  # each taught face's best distance here
     tied: bool = False  # unsure only because two searches named it different faces about as well
+    aside: bool = False  # set aside as maybe another find's side face (_unsure_if_a_side)
 
     @property
     def centre(self) -> np.ndarray:
@@ -1521,6 +1522,8 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     >>> top, side = TaughtDie("dot", 1.0, square(110, 306), 0.17), TaughtDie("dot", 1.0, square(125, 286), 0.18)
     >>> [round(d.confidence, 1) for d in (_unsure_if_a_side(top, [top, side], (320, 240)), _unsure_if_a_side(side, [top, side], (320, 240)))]
     [1.0, 0.0]
+    >>> _unsure_if_a_side(side, [top, side], (320, 240)).aside   # no other cue may name it surely (by_embedding)
+    True
     >>> apart = TaughtDie("dot", 1.0, square(142, 286), 0.18)  # a touching die, a side's width away
     >>> _unsure_if_a_side(apart, [top, apart], (320, 240)).confidence
     1.0
@@ -1542,12 +1545,12 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
             # detector does not vouch for, is that die found again off its middle.
             if (apart < SAME_DIE and _inward_of(other, d, view_centre)
                     and _detector_vouches(other, d, finds) and not _detector_vouches(d, other, finds)):
-                return replace(d, confidence=0.0, tied=False)
+                return replace(d, confidence=0.0, tied=False, aside=True)
             continue
         if apart < SIDE_GAP and not _detector_vouches(d, other, finds):
-            return replace(d, confidence=0.0, tied=False)
+            return replace(d, confidence=0.0, tied=False, aside=True)
         if lightness is not None and apart < SIDE_REACH_DARK and lightness(d) < SIDE_DARK * lightness(other):
-            return replace(d, confidence=0.0, tied=False)
+            return replace(d, confidence=0.0, tied=False, aside=True)
     return d
 
 
@@ -1760,7 +1763,10 @@ class EmbeddingMatcher(FeatureMatcher):
 # and the classifier's features' likeliest face is the same.
 EMBED_LEAD = 0.05
 EMBED_CONFIDENCE = 0.6
-EMBED_RESCUE_FLOOR = 0.1  # as FEATURE_RESCUE_FLOOR: a die the descriptors set aside is left so
+# The two may confirm the descriptors' face however unsure they were, but rename a die only where the
+# descriptors were not lost: at benchmark table 2 (engraved, calibrated) a C the descriptors had no
+# confidence in was renamed L and announced (fifty-third session).
+EMBED_RENAME_FLOOR = 0.1
 EMBED_SEPARATE = 0.1  # the embedding's word counts for a face it told from the others on the taught views
 
 
@@ -2105,12 +2111,13 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
                  descriptors: float | None = None, told_apart=None) -> TaughtDie:
     """A taught die judged again where the embedding and the features agree on a face (:func:`_both_name`).
 
-    Only a die no other find touches (it could be that find's side), and that the descriptors did not
-    set aside (a confidence under EMBED_RESCUE_FLOOR that is no tie: a side face or a mark), is
-    changed: named the same, it is sure; named otherwise, it takes their face if the descriptors were
-    unsure, and is doubted if they were sure (one of them is wrong). ``descriptors``: the descriptors'
-    own confidence, before the features' second opinion changed it (default: ``t``'s); ``told_apart``
-    as for :func:`_both_name`.
+    Only a die no other find touches (it could be that find's side), and that was not set aside as
+    maybe another find's side face (``aside``, :func:`_unsure_if_a_side`), is changed: named the
+    same, it is sure, however unsure the descriptors were (a confidence of 0 is also how they say a
+    face lies as near another taught face); named otherwise, it takes their face if the descriptors
+    were unsure but not lost (at least :data:`EMBED_RENAME_FLOOR`, or a tie), and is doubted if they
+    were sure (one of them is wrong). ``descriptors``: the descriptors' own confidence, before the
+    features' second opinion changed it (default: ``t``'s); ``told_apart`` as for :func:`_both_name`.
 
     >>> t = TaughtDie("L", 0.4, np.zeros((4, 2)), 1.0)
     >>> both_l, both_r = ({"L": 0.9, "R": 0.8}, {"L": 0.7, "R": 0.6}), ({"L": 0.8, "R": 0.9}, {"L": 0.6, "R": 0.7})
@@ -2124,14 +2131,20 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
     0.4
     >>> by_embedding(t, *both_r, 0.6, alone=False).face, by_embedding(replace(t, confidence=0.0), *both_r, 0.6).face
     ('L', 'L')
+    >>> by_embedding(replace(t, confidence=0.0), *both_l, 0.6).confidence   # the descriptors as near R as L
+    0.6
+    >>> by_embedding(replace(t, confidence=0.0, aside=True), *both_l, 0.6).confidence   # maybe a side face
+    0.0
     """
     face = _both_name(embedded, similarity, told_apart)
-    if face is None or not alone or not (t.confidence >= EMBED_RESCUE_FLOOR or t.tied):
+    if face is None or not alone or t.aside:
         return t
     if face == t.face:
         return replace(t, confidence=max(t.confidence, EMBED_CONFIDENCE))
     if max(t.confidence, t.confidence if descriptors is None else descriptors) >= sure_confidence:
         return replace(t, confidence=min(t.confidence, 0.5))
+    if t.confidence < EMBED_RENAME_FLOOR and not t.tied:
+        return t
     return replace(t, face=face, confidence=EMBED_CONFIDENCE)
 
 

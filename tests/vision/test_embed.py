@@ -9,12 +9,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lcr_pi.vision.reader import DEFAULT_MODELS, DiceReader
 from lcr_pi.vision.render import Table
 from lcr_pi.vision.render_generic import FACES, generic_mark, random_generic_design, _unlike
-from lcr_pi.vision.teach import (EMBED_MODEL_FILE, EmbeddingMatcher, TaughtReader, face_context, straight_crop,
-                                 teach)
+from lcr_pi.vision.teach import (EMBED_CONFIDENCE, EMBED_MODEL_FILE, EMBED_RENAME_FLOOR, EmbeddingMatcher, TaughtDie,
+                                 TaughtReader, _both_name, by_embedding, face_context, straight_crop, teach)
 
 
 # The teach benchmark's designs, never trained on (as tests/vision/test_teach.py uses them).
@@ -103,3 +105,31 @@ def test_training_renders_made_up_tables_and_exports_an_embedding_opencv_runs(tm
     net = cv2.dnn.readNetFromONNX(str(path))
     net.setInput(crops_to_blob([embed_example(c, np.random.default_rng(1)) for c in contexts[:3]]))
     assert net.forward().shape == (3, 128) and path.name == EMBED_MODEL_FILE
+
+
+FACE_NAMES = ("L", "C", "R", "dot")
+_similarities = st.fixed_dictionaries({f: st.floats(-1.0, 1.0) for f in FACE_NAMES})
+
+
+@settings(max_examples=300, deadline=None)
+@given(shown=st.sampled_from(FACE_NAMES), confidence=st.floats(0.0, 1.0), tied=st.booleans(), aside=st.booleans(),
+       alone=st.booleans(), embedded=_similarities, features=_similarities)
+def test_the_two_networks_never_name_surely_a_die_set_aside_or_rename_one_the_descriptors_lost(
+        shown, confidence, tied, aside, alone, embedded, features):
+    """by_embedding's promises, over any beliefs: a die set aside as maybe a side face, or touching
+    another find, is left as it is; the descriptors' face may be confirmed however unsure they were,
+    but another face is taken only where they were not lost (EMBED_RENAME_FLOOR, or a tie), and a die
+    they were sure of is never renamed, only doubted."""
+    die = TaughtDie(shown, confidence, np.zeros((4, 2)), 1.0, tied=tied, aside=aside)
+    judged = by_embedding(die, embedded, features, 0.6, alone=alone)
+    named = _both_name(embedded, features)
+    if aside or not alone or named is None:
+        assert judged == die
+    elif named == shown:
+        assert judged.face == shown and judged.confidence == max(confidence, EMBED_CONFIDENCE)
+    elif confidence >= 0.6:
+        assert judged.face == shown and judged.confidence == min(confidence, 0.5)
+    elif confidence < EMBED_RENAME_FLOOR and not tied:
+        assert judged == die
+    else:
+        assert judged.face == named and judged.confidence == EMBED_CONFIDENCE
