@@ -957,7 +957,9 @@ class CalibratedReader:
             # scale chosen from the dice found. Across a wide view the dice's size varies, and
             # looked at once at the calibrated size a die is sometimes found as two finds, or a die
             # seen larger is left out. Taken only when it is clear (never over "cocked": a leaning
-            # die is re-rolled). The memo runs the models only on what the first look did not see.
+            # die is re-rolled). The memo runs the models only on what the first look did not see,
+            # and a taught set's search only from where the first look did not start one (a taught
+            # reader's second look cost up to twice the first at dev tables 709 and 710).
             # benchmarks/bench_calibration.py, README "Fitting it to a table".
             again = self.reader.read(frame, dice_kind=dice_kind, region=region, memo=memo)
             if again.verdict == "clear":

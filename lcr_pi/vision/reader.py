@@ -286,6 +286,7 @@ class FrameMemo:
     pairs: dict = field(default_factory=dict)
     pips: dict = field(default_factory=dict)  # the pip network's belief by find (only those it was asked about)
     outsized: list = field(default_factory=list)  # sure finds left out for their size (die_px given)
+    taught: dict = field(default_factory=dict)  # a taught set's searches by where they started (teach._matched), by set
 
 
 EMBED_MODEL_FILE = "dice_embed.onnx"  # the face-embedding network, which only teach mode asks

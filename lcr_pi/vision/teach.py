@@ -1303,11 +1303,15 @@ class BodyMap:
         return out
 
 
-def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -> tuple[list[TaughtDie], list[TaughtDie]]:
+def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
+                     matches: dict | None = None, region=None) -> tuple[list[TaughtDie], list[TaughtDie]]:
     """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
     one per die (the best-matching cut wins where several outlines found the same face); and the
     die-sized blobs of the body colour where no die could be read (face ``"?"``). ``finds``: the
-    reader's detector's sure finds, which may vouch for a find as a top face (:func:`_unsure_if_a_side`)."""
+    reader's detector's sure finds, which may vouch for a find as a top face (:func:`_unsure_if_a_side`);
+    ``matches``, the searches already made in this frame (:func:`_matched`), kept for another look.
+    With a ``region`` (x0, y0, x1, y1 frame pixels: the part of a calibrated tray the reader read) the
+    body colour is looked for only there, as the reader looked for dice: the calibrated tray."""
     outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
     body = BodyMap(frame, taught.body) if taught.body else None
     squares: list[np.ndarray] = []
@@ -1330,7 +1334,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -
         elif measured is not None:
             second_looks[id(corners)] = measured
     if body is not None:
-        candidates += body.seeds()
+        candidates += [q for q in body.seeds() if _in_region(q.mean(0), region)]
     for square in candidates:
         side = float(np.linalg.norm(square[1] - square[0]))
         if side < 6:
@@ -1342,7 +1346,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -
         squares.append(square)
     found: list[TaughtDie] = []
     for square in squares:
-        die = _taught_die_at(frame, taught, square, outlines, body)
+        die = _taught_die_at(frame, taught, square, outlines, body, matches)
         if die is not None:
             found.append(die)
         # The search depends on where it starts: from the reader's outline it may settle on another
@@ -1353,12 +1357,12 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -
         # then left a die out of a roll read as clear (dev table 706; measured 2026-12-06).
         again = second_looks.get(id(square))
         if again is not None and die is not None and die.confidence < CLEAR_FIND:
-            die = _taught_die_at(frame, taught, again, outlines, body)
+            die = _taught_die_at(frame, taught, again, outlines, body, matches)
             if die is not None:
                 found.append(die)
     view_centre = _view_centre(frame)
     dice = _one_per_die(found)
-    again = _looked_at_again(frame, taught, dice, outlines, body, view_centre)
+    again = _looked_at_again(frame, taught, dice, outlines, body, view_centre, matches)
     if again:
         dice = _one_per_die(found + again)
     lightness = None
@@ -1376,15 +1380,26 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=()) -
     # taught die that cannot be named (a die on edge, half hidden, or read too poorly) is unsure,
     # never silently left out of the roll.
     typical = float(np.median([d.side for d in dice]))
-    unread = [TaughtDie("?", 0.0, q, math.inf) for q in body.uncovered([d.corners for d in dice], 0.22 * typical)] if body else []
+    unread = [TaughtDie("?", 0.0, q, math.inf) for q in body.uncovered([d.corners for d in dice], 0.22 * typical)
+              if _in_region(q.mean(0), region)] if body else []
     return dice, unread
 
 
-def _taught_die_at(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, outlines, body) -> TaughtDie | None:
+def _in_region(point, region) -> bool:
+    """Whether a frame point lies in ``region`` (x0, y0, x1, y1), or there is no region.
+
+    >>> _in_region((5, 5), (0, 0, 10, 10)), _in_region((12, 5), (0, 0, 10, 10)), _in_region((12, 5), None)
+    (True, False, True)
+    """
+    return region is None or (region[0] <= point[0] <= region[2] and region[1] <= point[1] <= region[3])
+
+
+def _taught_die_at(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, outlines, body,
+                   matches: dict | None = None) -> TaughtDie | None:
     """The taught die found searching around ``square``, or None where what is found there is not
-    a top face of the taught design."""
-    ctx = face_context(frame, square)
-    m = taught.match(ctx)
+    a top face of the taught design. ``matches``: the searches already made in this frame, by where
+    they started (:func:`_matched`)."""
+    ctx, m = _matched(frame, taught, square, matches)
     face, conf, familiar = taught.judge(m.distances)
     if not familiar or (taught.body and not _body_like(ctx, m.hypothesis, taught.body)):
         return None  # not of the set; or the shapes match, the colour does not: another set's die (a white pip die)
@@ -1397,6 +1412,24 @@ def _taught_die_at(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, out
             and (body is None or body.top_face(die.centre, die.side))):
         return die
     return None
+
+
+def _matched(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, matches: dict | None) -> tuple[np.ndarray, Match]:
+    """The context crop around ``square`` and the taught set's match in it, from ``matches`` where
+    this frame was searched from there before (then kept there).
+
+    A calibrated reader that looks at a frame twice (:class:`~lcr_pi.vision.calibration.CalibratedReader`:
+    the second look as the uncalibrated reader looks) asks the taught set about it twice, mostly from the
+    same places (the body colour's blobs, the dice both looks outline alike); the search is most of a
+    taught reading's time."""
+    key = np.asarray(square, np.float64).tobytes()
+    if matches is not None and key in matches:
+        return matches[key]
+    ctx = face_context(frame, square)
+    found = (ctx, taught.match(ctx))
+    if matches is not None:
+        matches[key] = found
+    return found
 
 
 def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
@@ -1443,7 +1476,7 @@ def _one_per_die(found: list[TaughtDie]) -> list[TaughtDie]:
 
 
 def _looked_at_again(frame: np.ndarray, taught: TaughtSet, dice: list[TaughtDie], outlines, body,
-                     view_centre) -> list[TaughtDie]:
+                     view_centre, matches: dict | None = None) -> list[TaughtDie]:
     """The finds that searching again gives where a find (one of ``dice``, one per die) is not clear.
 
     Each find under :data:`CLEAR_FIND` is searched for again in the picture cut around itself, its
@@ -1465,10 +1498,10 @@ def _looked_at_again(frame: np.ndarray, taught: TaughtSet, dice: list[TaughtDie]
     for d in dice:
         if d.confidence >= CLEAR_FIND or _on_inner_side(d, dice, view_centre):
             continue
-        looked = _taught_die_at(frame, taught, d.corners, outlines, body)
+        looked = _taught_die_at(frame, taught, d.corners, outlines, body, matches)
         if looked is not None and looked.confidence < CLEAR_FIND:
             # Once more from where that search settled, which may still be a little off the face.
-            looked = _taught_die_at(frame, taught, looked.corners, outlines, body)
+            looked = _taught_die_at(frame, taught, looked.corners, outlines, body, matches)
         if looked is not None and looked.confidence >= CLEAR_FIND:
             again.append(looked)
     return again
@@ -1818,7 +1851,9 @@ class TaughtReader:
         finds = [d for d in getattr(memo, "faces", ()) if d.score >= sure_detection]
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
                        features=self.features, finds=finds, reader_knows=self.reader_knows,
-                       embedding=self.embedding)
+                       embedding=self.embedding,
+                       matches=memo.taught.setdefault(id(self.taught), {}) if memo is not None else None,
+                       region=options.get("region"))
 
 
 KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
@@ -2150,7 +2185,8 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
 
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
             blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=(),
-            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None):
+            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None, matches: dict | None = None,
+            region=None):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
@@ -2165,7 +2201,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
     ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
     :func:`second_opinion`, and with ``embedding`` too (an :class:`EmbeddingMatcher`)
-    :func:`by_embedding`, judged on the descriptors' own confidence.
+    :func:`by_embedding`, judged on the descriptors' own confidence. ``matches``: the taught set's
+    searches already made in this frame (:func:`_matched`), used and added to; ``region``, the part of
+    the frame the reader read (a calibrated tray, :func:`find_taught_dice`).
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -2185,7 +2223,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
-    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds)
+    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, matches=matches, region=region)
     if reading.verdict == "obstructed":
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading

@@ -203,6 +203,24 @@ def test_an_unsure_calibrated_reading_is_looked_at_again_at_the_readers_own_scal
     assert all(d.where == "top left" for d in reading.dice)  # placed on the tray either way
 
 
+def test_both_looks_at_a_frame_share_one_memo_so_a_taught_set_searches_once_from_each_place():
+    """The second look is given the first look's memo: the models' outputs and a taught reader's
+    searches (teach._matched) made by the first look are not made again."""
+    frame = np.zeros((480, 640, 3), np.uint8)
+    cal = Calibration((640, 480), (200, 100, 500, 400), die_px=40.0)
+    memos = []
+
+    class MemoRecordingReader(ScaleMindedReader):
+        def read(self, frame, **kw):
+            memos.append(kw.get("memo"))
+            return super().read(frame, **kw)
+
+    CalibratedReader(MemoRecordingReader([(230, 140, 40), (260, 140, 30)], "unsure", [(245, 140, 70)]), cal).read(frame)
+    assert len(memos) == 2 and memos[0] is not None and memos[1] is memos[0]
+    CalibratedReader(MemoRecordingReader([(230, 140, 40)], "unsure", [(245, 140, 70)]), cal).read(frame)
+    assert memos[2] is not memos[0]  # a new frame, a new memo
+
+
 def test_a_clear_calibrated_reading_is_not_looked_at_again():
     frame = np.zeros((480, 640, 3), np.uint8)
     inner = ClearReader([(230, 140, 40)])

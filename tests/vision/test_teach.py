@@ -182,6 +182,78 @@ def test_a_sure_find_of_the_detector_vouches_for_a_die_only_the_colour_found(pai
     assert left_out(TaughtReader(FindingBoxReader(scenes, skip=2, grow=0.4), taught)) == (0, 0)
 
 
+def test_a_second_look_at_a_frame_reuses_the_taught_sets_searches_and_reads_the_same(painted, monkeypatch):
+    """A calibrated reader looks at an unsure frame twice, with one memo (CalibratedReader): the taught
+    set is not asked again from where it was asked before, and the second reading is the first."""
+    from lcr_pi.vision.reader import FrameMemo
+    from lcr_pi.vision.teach import TaughtSet
+
+    taught, scenes = painted
+    asked = []
+    search = TaughtSet.match
+    monkeypatch.setattr(TaughtSet, "match", lambda self, ctx: asked.append(1) or search(self, ctx))
+    reader = TaughtReader(FindingBoxReader(scenes, skip=0), taught)
+    for image, _ in scenes[:4]:
+        asked.clear()
+        memo = FrameMemo()
+        first = reader.read(image, dice_kind="lcr", memo=memo)
+        searches = len(asked)
+        assert searches > 0
+        again = reader.read(image, dice_kind="lcr", memo=memo)
+        assert len(asked) == searches  # all from the memo
+        assert [(d.face, d.confidence, d.centre) for d in again.dice] == [(d.face, d.confidence, d.centre) for d in first.dice]
+        assert again.verdict == first.verdict
+        asked.clear()
+        reader.read(image, dice_kind="lcr", memo=FrameMemo())  # a new frame's memo: searched anew
+        assert len(asked) == searches
+        assert sum(len(m) for m in memo.taught.values()) == searches
+
+
+def in_box(point, box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+class RegionBoxReader(BoxReader):
+    """BoxReader that, given a ``region`` (a calibrated tray), outlines only the dice centred in it,
+    as the reader looks only there."""
+
+    def read(self, frame, *, dice_kind="auto", calibration=None, region=None, memo=None):
+        reading = super().read(frame, dice_kind=dice_kind, calibration=calibration)
+        if region is None:
+            return reading
+        inside = [in_box(np.mean(t.corners, 0), region) for t in self.by_id[id(frame)].dice]
+        dice = tuple(d for d, keep in zip(reading.dice, inside) if keep)
+        return Reading(dice, "unsure", tuple(range(len(dice))), "Not sure.", "lcr")
+
+
+def test_with_a_calibrated_region_the_taught_dice_are_looked_for_only_there(painted):
+    """Read with a region (the part of a calibrated tray the reader reads), the taught set looks for
+    its body colour only there: a die off the tray is not looked for (nor said to be something
+    unread), as the calibrated reader does not look for dice there. Without a region the body colour
+    finds the dice the reader did not outline."""
+    from lcr_pi.vision.teach import relabel
+
+    taught, scenes = painted
+    reader = TaughtReader(RegionBoxReader(scenes), taught)
+    outside_without = 0
+    for image, scene in scenes:
+        if len(scene.dice) < 2:
+            continue
+        x0, y0, x1, y1 = scene.dice[0].box
+        grow = 0.3 * (x1 - x0)
+        region = (max(0, int(x0 - grow)), max(0, int(y0 - grow)), int(x1 + grow), int(y1 + grow))
+        inside = [t for t in scene.dice if in_box(np.mean(t.corners, 0), region)]
+        outside = [t for t in scene.dice if t not in inside]
+        within = reader.read(image, dice_kind="lcr", region=region)
+        # every die read is one of the dice in the region, and the first die is read
+        assert within.dice and all(any(_covers(t, d.centre) for t in inside) for d in within.dice)
+        assert any(_covers(scene.dice[0], d.centre) for d in within.dice)
+        # The same outlines (the dice in the region) read with the whole frame to look in.
+        anywhere = relabel(RegionBoxReader(scenes).read(image, dice_kind="lcr", region=region), image, taught)
+        outside_without += sum(any(_covers(t, d.centre) for d in anywhere.dice) for t in outside)
+    assert outside_without >= 3
+
+
 def test_a_second_unseen_design_drawn_by_the_renderer():
     """Green dice with dark green engraved serif letters and a white dot, every face drawn and lit by
     the renderer (sides the same colour as the top): the same rules, no tuning for it."""
@@ -1640,7 +1712,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say], "tells_apart": _told_apart})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
@@ -1676,7 +1748,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         found = [TaughtDie("C", confidence, square * size + [140, 160], 0.1, {"C": 0.1, "R": 0.5})]
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops), "tells_apart": _told_apart})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
@@ -1714,7 +1786,7 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
     reader_on_left = DieReading("dot", 0.61, (*left.corners.min(0), *left.corners.max(0)), tuple(map(tuple, left.corners)),
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): ([left, dot], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: ([left, dot], []))
     taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
@@ -1738,7 +1810,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     violet = (150, 40, 120)
     taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(): ([], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: ([], []))
 
     def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
@@ -1775,7 +1847,7 @@ def test_an_unclear_find_is_looked_for_again_from_its_own_outline_and_kept_only_
         search finds, in turn, 2 px to the right of where it looked."""
         looks = []
 
-        def die_at(frame, taught, square, outlines, body):
+        def die_at(frame, taught, square, outlines, body, matches=None):
             looks.append(np.asarray(square, float).mean(0))
             if len(looks) <= len(outlines):  # the outlines' own searches
                 face, confidence = first.get(round(float(looks[-1][0])), ("L", 1.0))
@@ -1834,7 +1906,7 @@ def test_a_taught_die_found_unclearly_from_the_readers_outline_is_looked_for_aga
     def found_with(first):
         looks = []
 
-        def die_at(frame, taught, square, outlines, body):
+        def die_at(frame, taught, square, outlines, body, matches=None):
             looks.append(square.mean(0))
             if len(looks) == 1:
                 return first and TaughtDie(first[0], first[1], square, 0.3, {"R": 0.3, "L": 0.5})
