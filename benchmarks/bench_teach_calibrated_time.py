@@ -39,18 +39,15 @@ def main() -> int:
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
 
-    from lcr_pi.vision.calibration import CalibratedReader, guides_reading, make_calibration
+    from lcr_pi.vision.calibration import CalibratedReader
     from lcr_pi.vision.reader import DiceReader
-    from lcr_pi.vision.teach import TaughtReader, teach
+    from lcr_pi.vision.teach import TaughtReader
 
     reader = DiceReader()
     every: list[float] = []
     for seed in range(args.first_table, args.first_table + args.tables):
-        empty, (cal_image, _), teaching, test, _ = btt.one_table(seed, args.design, size, args.rolls)
-        calibration = make_calibration(empty, reading=reader.read(cal_image, dice_kind="lcr"))
-        reference = empty if guides_reading(reader.read(empty, dice_kind="lcr")) else None
-        examples, _ = bt.player_examples(reader, teaching, 5, empty)
-        taught = TaughtReader(reader, teach(examples, name=args.design, kind="lcr"))
+        calibration, reference, taught_set, _, test, _ = btt.fitted_table(reader, seed, args.design, size, args.rolls)
+        taught = TaughtReader(reader, taught_set)
         readers = {"taught": taught.read, "calibrated": CalibratedReader(taught, calibration, reference).read}
         ratios = []
         for i, (image, _) in enumerate(test):

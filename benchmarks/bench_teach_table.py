@@ -65,6 +65,21 @@ def one_table(seed: int, design: str, size, rolls: int, teach_pictures: int = 80
     return empty, as_pairs([calibration_roll])[0], as_pairs(teaching), as_pairs(test), table.stage.style
 
 
+def fitted_table(reader, seed: int, design: str, size, rolls: int, views: int = 5):
+    """Table ``seed`` set up as a night sets it up: calibrated as ``lcr-pi calibrate`` does (the empty
+    tray kept as the reference unless the reader is sure of a die in it) and ``design`` taught as
+    ``lcr-pi teach`` does. Returns (calibration, reference, taught set, pictures refused while
+    teaching, test rolls, the table's style)."""
+    from lcr_pi.vision.calibration import guides_reading, make_calibration
+    from lcr_pi.vision.teach import teach
+
+    empty, (cal_image, _), teaching, test, style = one_table(seed, design, size, rolls)
+    calibration = make_calibration(empty, reading=reader.read(cal_image, dice_kind="lcr"))
+    reference = empty if guides_reading(reader.read(empty, dice_kind="lcr")) else None
+    examples, refused = bt.player_examples(reader, teaching, views, empty)
+    return calibration, reference, teach(examples, name=design, kind="lcr"), refused, test, style
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", choices=bt.DESIGNS + ("all",), default="all")
@@ -78,19 +93,16 @@ def main() -> int:
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
 
-    from lcr_pi.vision.calibration import CalibratedReader, guides_reading, make_calibration
+    from lcr_pi.vision.calibration import CalibratedReader
     from lcr_pi.vision.reader import DiceReader
-    from lcr_pi.vision.teach import TaughtReader, teach
+    from lcr_pi.vision.teach import TaughtReader
 
     reader = DiceReader(args.models)
     summary: dict[str, dict[str, list[tuple[float, float]]]] = {}  # design -> reader -> (accuracy, silent frames) per table
     for design in bt.DESIGNS if args.design == "all" else (args.design,):
         for seed in range(args.first_table, args.first_table + args.tables):
-            empty, (cal_image, _), teaching, test, style = one_table(seed, design, size, args.rolls)
-            calibration = make_calibration(empty, reading=reader.read(cal_image, dice_kind="lcr"))
-            reference = empty if guides_reading(reader.read(empty, dice_kind="lcr")) else None
-            examples, refused = bt.player_examples(reader, teaching, args.views, empty)
-            taught = teach(examples, name=design, kind="lcr")
+            calibration, reference, taught, refused, test, style = fitted_table(reader, seed, design, size, args.rolls,
+                                                                                 args.views)
             taught_reader = TaughtReader(reader, taught)
             readers = {
                 "reader alone": reader.read,
