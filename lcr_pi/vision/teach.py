@@ -1022,8 +1022,12 @@ def load_taught(path: str | Path, *, min_views: int = MIN_VIEWS) -> TaughtSet:
         raise UserError(f"{path}: unknown format version {version!r} "
                         f"(this program reads version {FORMAT_VERSION}): teach again")
     dim = PATCH * PATCH + 39
-    if desc.ndim != 2 or desc.shape[1] != dim or len(desc) != len(faces) or meta.get("descriptor") != DESCRIPTOR:
+    if desc.ndim != 2 or desc.shape[1] != dim or len(desc) != len(faces):
         raise UserError(f"{path}: descriptors of shape {desc.shape} do not fit this program (expected N x {dim}): teach again")
+    if meta.get("descriptor") != DESCRIPTOR:
+        # Of the right shape, but made another way (another lcr-pi): the distances would mean nothing.
+        raise UserError(f"{path}: the taught views were described as {meta.get('descriptor')!r}, this program describes "
+                        f"them as {DESCRIPTOR!r}: teach again")
     if not np.isfinite(desc).all():
         raise UserError(f"{path}: descriptors hold NaN or infinite values: teach again")
     kind = meta.get("kind")
