@@ -254,12 +254,39 @@ OUTCOMES = {
     "misread": "read wrong, and sure (a silent error)",
     "missed": "not found",
     "leaning": "said to be leaning (\"cocked\")",
-    "leaning share": "doubted: part of the classifier's belief says it may lean",
+    "leaning share": "doubted: part of its belief (the classifier's or the pair network's) says it may lean",
     "between faces": "doubted: the classifier hesitates between faces",
     "other doubt": "doubted: its outline overlaps another find, or the detector half believes in it",
     "blurred": "in a picture blurred by motion",
 }
-LEANING_SHARE = 0.1  # a die with this much of its belief on "cocked" is doubted through it
+
+
+def doubted_for_leaning(p: np.ndarray, allowed: list[int]) -> bool:
+    """Whether a doubted die's belief ``p`` (a row of ``reading.probabilities``) is held back mostly by
+    its ``cocked`` share: at least half of what its best face lacks (the rest is other faces and
+    ``background``). Until 2026-12-07 a share of 0.1 was needed, so a die held under the sure
+    confidence (0.95) by a leaning share of 0.05-0.1 was said to hesitate between faces: on the
+    matteop65 test photos, 6 flat dice touching another that the pair network doubted.
+
+    >>> from lcr_pi.vision.classify import CLASSES
+    >>> from lcr_pi.vision.reader import allowed_classes
+    >>> def row(**share):
+    ...     p = np.zeros(len(CLASSES))
+    ...     for name, v in share.items():
+    ...         p[CLASSES.index(name)] = v
+    ...     return p
+    >>> pip = allowed_classes("pip")
+    >>> doubted_for_leaning(row(**{"1": 0.924, "cocked": 0.075, "2": 0.001}), pip)   # a touching die
+    True
+    >>> doubted_for_leaning(row(**{"3": 0.60, "2": 0.39, "cocked": 0.01}), pip)
+    False
+    >>> doubted_for_leaning(row(**{"3": 0.70, "2": 0.18, "cocked": 0.12}), pip)      # more between faces
+    False
+    """
+    from lcr_pi.vision.reader import face_belief
+
+    _, confidence, cocked = face_belief(np.asarray(p, float), allowed)
+    return cocked > 0 and cocked >= (1.0 - confidence) / 2
 
 
 def outcomes(label, reading, sure_confidence: float) -> Counter | None:
@@ -268,9 +295,10 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
     judged apart elsewhere (:func:`summarize`); callers leave them out here too.
 
     ``sure_confidence`` (the reader's threshold) tells a die doubted for its face from one doubted
-    for its outline or its detector score; the classifier's share on ``cocked`` (from
-    ``reading.probabilities``, renormalised over the reading kind's faces as the reader does) tells
-    the leaning doubt from a hesitation between faces.
+    for its outline or its detector score; the share on ``cocked`` (from ``reading.probabilities``,
+    renormalised over the reading kind's faces as the reader does: the classifier's, or the pair
+    network's for a die that touches another) tells the leaning doubt from a hesitation between
+    faces (:func:`doubted_for_leaning`).
 
     >>> from types import SimpleNamespace as NS
     >>> label = NS(faces=("6", "4", "2"), boxes=((0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10)), box_kind="die")
@@ -280,7 +308,7 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
     >>> sorted(outcomes(label, read, 0.9).items())
     [('between faces', 1), ('missed', 1), ('read', 1)]
     """
-    from lcr_pi.vision.reader import allowed_classes, face_belief
+    from lcr_pi.vision.reader import allowed_classes
 
     pairs = match_dice(label, reading)
     if pairs is None:
@@ -305,6 +333,6 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
         elif die.confidence >= sure_confidence:
             out["other doubt"] += 1
         else:
-            share = face_belief(np.asarray(probabilities[ri], float), allowed)[2] if ri < len(probabilities) else 0.0
-            out["leaning share" if share >= LEANING_SHARE else "between faces"] += 1
+            leaning = ri < len(probabilities) and doubted_for_leaning(probabilities[ri], allowed)
+            out["leaning share" if leaning else "between faces"] += 1
     return out

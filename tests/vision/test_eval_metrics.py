@@ -323,6 +323,12 @@ def test_what_became_of_each_die(tmp_path, capsys):
     reading = SimpleNamespace(dice=dice, verdict="unsure", unsure_dice=(1, 2, 3), kind="lcr",
                               probabilities=(row(L=1.0), row(C=0.7, cocked=0.3), row(L=0.6, R=0.4), row(**{"1": 0.95, "cocked": 0.05})))
     assert outcomes(label, reading, 0.9) == {"read": 1, "leaning share": 1, "between faces": 1, "other doubt": 1}
+    # A flat die touching another, held under 0.95 by the pair network's leaning share of 0.075: the
+    # leaning doubt, not a hesitation between faces (matteop65 test photos, 2026-12-07).
+    touching = SimpleNamespace(faces=("4",), boxes=(B1,), box_kind="die")
+    held_back = SimpleNamespace(dice=(SimpleNamespace(face="4", box=B1, confidence=0.924),), verdict="unsure",
+                                unsure_dice=(0,), kind="pip", probabilities=(row(**{"4": 0.924, "cocked": 0.075, "5": 0.001}),))
+    assert outcomes(touching, held_back, 0.95) == {"leaning share": 1}
     blurred = SimpleNamespace(**{**vars(reading), "verdict": "obstructed"})
     assert outcomes(label, blurred, 0.9) == {"blurred": 4}
     unboxed = SimpleNamespace(faces=("L",), boxes=None, box_kind=None)
