@@ -255,18 +255,21 @@ OUTCOMES = {
     "missed": "not found",
     "leaning": "said to be leaning (\"cocked\")",
     "leaning share": "doubted: part of its belief (the classifier's or the pair network's) says it may lean",
+    "no-die share": "doubted: part of its belief says it may be no die (a side face, a mark, the tray)",
     "between faces": "doubted: the classifier hesitates between faces",
     "other doubt": "doubted: its outline overlaps another find, or the detector half believes in it",
     "blurred": "in a picture blurred by motion",
 }
 
 
-def doubted_for_leaning(p: np.ndarray, allowed: list[int]) -> bool:
-    """Whether a doubted die's belief ``p`` (a row of ``reading.probabilities``) is held back mostly by
-    its ``cocked`` share: at least half of what its best face lacks (the rest is other faces and
-    ``background``). Until 2026-12-07 a share of 0.1 was needed, so a die held under the sure
-    confidence (0.95) by a leaning share of 0.05-0.1 was said to hesitate between faces: on the
-    matteop65 test photos, 6 flat dice touching another that the pair network doubted.
+def what_doubts(p: np.ndarray, allowed: list[int]) -> str:
+    """What holds a doubted die's belief ``p`` (a row of ``reading.probabilities``) under sure, as a
+    key of :data:`OUTCOMES`: its ``cocked`` share ("leaning share") or its ``background`` share
+    ("no-die share") where that is at least half of what its best face lacks, else the other faces
+    ("between faces"). Until 2026-12-07 a leaning share of 0.1 was needed and the background share
+    was not told apart, so a die held under the sure confidence (0.95) by a leaning share of
+    0.05-0.1 was said to hesitate between faces: on the matteop65 test photos, 6 flat dice touching
+    another that the pair network doubted.
 
     >>> from lcr_pi.vision.classify import CLASSES
     >>> from lcr_pi.vision.reader import allowed_classes
@@ -276,17 +279,29 @@ def doubted_for_leaning(p: np.ndarray, allowed: list[int]) -> bool:
     ...         p[CLASSES.index(name)] = v
     ...     return p
     >>> pip = allowed_classes("pip")
-    >>> doubted_for_leaning(row(**{"1": 0.924, "cocked": 0.075, "2": 0.001}), pip)   # a touching die
-    True
-    >>> doubted_for_leaning(row(**{"3": 0.60, "2": 0.39, "cocked": 0.01}), pip)
-    False
-    >>> doubted_for_leaning(row(**{"3": 0.70, "2": 0.18, "cocked": 0.12}), pip)      # more between faces
-    False
+    >>> what_doubts(row(**{"1": 0.924, "cocked": 0.075, "2": 0.001}), pip)   # a touching die
+    'leaning share'
+    >>> what_doubts(row(**{"3": 0.60, "2": 0.39, "cocked": 0.01}), pip)
+    'between faces'
+    >>> what_doubts(row(**{"3": 0.70, "2": 0.18, "cocked": 0.12}), pip)      # more between faces
+    'between faces'
+    >>> what_doubts(row(**{"2": 0.821, "background": 0.160, "5": 0.019}), pip)
+    'no-die share'
     """
+    from lcr_pi.vision.classify import CLASSES
     from lcr_pi.vision.reader import face_belief
 
-    _, confidence, cocked = face_belief(np.asarray(p, float), allowed)
-    return cocked > 0 and cocked >= (1.0 - confidence) / 2
+    p = np.asarray(p, float)
+    _, confidence, cocked = face_belief(p, allowed)
+    background = float(p[CLASSES.index("background")])
+    # shares of what the reader's confidence is a share of: the allowed faces, cocked and background
+    no_die = background / max(float(p[allowed].sum() + p[CLASSES.index("cocked")]) + background, 1e-12)
+    lacking = 1.0 - confidence
+    if cocked > 0 and cocked >= lacking / 2:
+        return "leaning share"
+    if no_die > 0 and no_die >= lacking / 2:
+        return "no-die share"
+    return "between faces"
 
 
 def outcomes(label, reading, sure_confidence: float) -> Counter | None:
@@ -297,8 +312,8 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
     ``sure_confidence`` (the reader's threshold) tells a die doubted for its face from one doubted
     for its outline or its detector score; the share on ``cocked`` (from ``reading.probabilities``,
     renormalised over the reading kind's faces as the reader does: the classifier's, or the pair
-    network's for a die that touches another) tells the leaning doubt from a hesitation between
-    faces (:func:`doubted_for_leaning`).
+    network's for a die that touches another) and on ``background`` tell the leaning doubt and the
+    doubt that it is a die at all from a hesitation between faces (:func:`what_doubts`).
 
     >>> from types import SimpleNamespace as NS
     >>> label = NS(faces=("6", "4", "2"), boxes=((0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10)), box_kind="die")
@@ -333,6 +348,5 @@ def outcomes(label, reading, sure_confidence: float) -> Counter | None:
         elif die.confidence >= sure_confidence:
             out["other doubt"] += 1
         else:
-            leaning = ri < len(probabilities) and doubted_for_leaning(probabilities[ri], allowed)
-            out["leaning share" if leaning else "between faces"] += 1
+            out[what_doubts(probabilities[ri], allowed) if ri < len(probabilities) else "between faces"] += 1
     return out

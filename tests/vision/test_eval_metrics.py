@@ -329,6 +329,9 @@ def test_what_became_of_each_die(tmp_path, capsys):
     held_back = SimpleNamespace(dice=(SimpleNamespace(face="4", box=B1, confidence=0.924),), verdict="unsure",
                                 unsure_dice=(0,), kind="pip", probabilities=(row(**{"4": 0.924, "cocked": 0.075, "5": 0.001}),))
     assert outcomes(touching, held_back, 0.95) == {"leaning share": 1}
+    # One held back by the belief that it is no die (a side face, a mark) is told apart too.
+    faint = SimpleNamespace(**{**vars(held_back), "probabilities": (row(**{"4": 0.821, "background": 0.16, "5": 0.019}),)})
+    assert outcomes(touching, faint, 0.95) == {"no-die share": 1}
     blurred = SimpleNamespace(**{**vars(reading), "verdict": "obstructed"})
     assert outcomes(label, blurred, 0.9) == {"blurred": 4}
     unboxed = SimpleNamespace(faces=("L",), boxes=None, box_kind=None)
