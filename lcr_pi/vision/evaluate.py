@@ -288,14 +288,11 @@ def what_doubts(p: np.ndarray, allowed: list[int]) -> str:
     >>> what_doubts(row(**{"2": 0.821, "background": 0.160, "5": 0.019}), pip)
     'no-die share'
     """
-    from lcr_pi.vision.classify import CLASSES
-    from lcr_pi.vision.reader import face_belief
+    from lcr_pi.vision.reader import _BACKGROUND, _belief_total, face_belief
 
     p = np.asarray(p, float)
     _, confidence, cocked = face_belief(p, allowed)
-    background = float(p[CLASSES.index("background")])
-    # shares of what the reader's confidence is a share of: the allowed faces, cocked and background
-    no_die = background / max(float(p[allowed].sum() + p[CLASSES.index("cocked")]) + background, 1e-12)
+    no_die = float(p[_BACKGROUND]) / _belief_total(p, allowed)  # a share of the whole the others are shares of
     lacking = 1.0 - confidence
     if cocked > 0 and cocked >= lacking / 2:
         return "leaning share"
