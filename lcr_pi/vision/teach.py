@@ -195,13 +195,39 @@ def face_context(frame: np.ndarray, corners) -> np.ndarray:
 # Descriptors
 
 
+@functools.cache
+def _blur_matrix(size: int) -> np.ndarray:
+    """The (1 2 1) / 4 smoothing of ``size`` values, edges replicated, as a matrix.
+
+    >>> _blur_matrix(3) * 4
+    array([[3., 1., 0.],
+           [1., 2., 1.],
+           [0., 1., 3.]], dtype=float32)
+    """
+    m = np.zeros((size, size), np.float32)
+    for i in range(size):
+        for j, w in ((i - 1, 0.25), (i, 0.5), (i + 1, 0.25)):
+            m[i, min(max(j, 0), size - 1)] += w
+    return m
+
+
 def _blur3(grey: np.ndarray) -> np.ndarray:
-    """3x3 Gaussian (1 2 1) over the last two axes, edges replicated."""
-    # edges replicated by hand: np.pad cost as much as the sums
-    p = np.concatenate([grey[..., :1, :], grey, grey[..., -1:, :]], axis=-2)
-    p = p[..., :-2, :] + 2 * p[..., 1:-1, :] + p[..., 2:, :]
-    p = np.concatenate([p[..., :1], p, p[..., -1:]], axis=-1)
-    return (p[..., :-2] + 2 * p[..., 1:-1] + p[..., 2:]) / 16.0
+    """3x3 Gaussian (1 2 1) over the last two axes, edges replicated.
+
+    Two matrix products (along the rows, one for the whole stack; then down the columns) for a whole
+    stack of patches: the search blurs some hundred 20 px patches at a time, and shifted sums of
+    them took longer.
+
+    >>> g = np.arange(12, dtype=np.float32).reshape(3, 4) ** 2
+    >>> p = np.pad(g, 1, mode="edge")
+    >>> k = np.array([1.0, 2.0, 1.0])
+    >>> by_hand = sum(k[i] * k[j] * p[i:i + 3, j:j + 4] for i in range(3) for j in range(3)) / 16
+    >>> bool(np.allclose(_blur3(g), by_hand))
+    True
+    """
+    rows, cols = grey.shape[-2:]
+    across = (np.asarray(grey, np.float32).reshape(-1, cols) @ _blur_matrix(cols).T).reshape(grey.shape)
+    return np.matmul(_blur_matrix(rows), across)
 
 
 def _channels(image: np.ndarray) -> np.ndarray:
@@ -217,14 +243,19 @@ def _describe(patches: np.ndarray) -> np.ndarray:
     grey = _blur3(patches[..., 0]).reshape(n, -1)
     grey -= grey.mean(1, keepdims=True)
     grey /= np.maximum(np.linalg.norm(grey, axis=1, keepdims=True), 1e-3)
-    lab = patches[..., 1:].reshape(n, p * p, 3)
-    light = lab[..., 0]
+    pixels = patches.reshape(n, p * p, -1)
+    light = pixels[..., 1]
     # The face's two colours: its darker part and its lighter part (ink or body, whichever is which).
     k = p * p // 2
     dark = light < (np.partition(light, k, axis=1)[:, k: k + 1] - 10 / 255.0)
     count = dark.sum(1, keepdims=True).astype(np.float32)
-    total = np.einsum("npc->nc", lab)  # lab.sum(1) over this strided view took a third of the time
-    dark_sum = np.einsum("np,npc->nc", dark.astype(np.float32), lab)
+    # Both sums over the patch's pixels, all of them and the dark ones, in one product: summing
+    # this strided view axis by axis took a third of the search's time.
+    weights = np.empty((n, 2, p * p), np.float32)
+    weights[:, 0] = 1.0
+    weights[:, 1] = dark
+    sums = np.matmul(weights, pixels)[..., 1:]
+    total, dark_sum = sums[:, 0], sums[:, 1]
     dark_mean = np.where(count > 0, dark_sum / np.maximum(count, 1), total / (p * p))
     light_mean = np.where(count < p * p, (total - dark_sum) / np.maximum(p * p - count, 1), total / (p * p))
     colour = np.tile(np.concatenate([light_mean, dark_mean, count / (p * p)], 1), 5)  # 35 values: colour weighs about a fifth
@@ -272,14 +303,23 @@ def _patch_maps(hyps: np.ndarray, size: int) -> np.ndarray:
 def _cut(ctx: np.ndarray, hyps: np.ndarray, size: int) -> np.ndarray:
     """Patches ``(N, size, size, C)`` of the face's middle at each hypothesis (one remap for all)."""
     maps = _patch_maps(hyps, size).astype(np.float32)
-    u = np.arange(size, dtype=np.float32)
-    # context coordinates of every patch pixel: (N, size, size)
-    mx = maps[:, 0, 0, None, None] * u[None, None, :] + maps[:, 0, 1, None, None] * u[None, :, None] + maps[:, 0, 2, None, None]
-    my = maps[:, 1, 0, None, None] * u[None, None, :] + maps[:, 1, 1, None, None] * u[None, :, None] + maps[:, 1, 2, None, None]
     n = len(maps)
-    out = cv2.remap(ctx, mx.reshape(n, size * size), my.reshape(n, size * size), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
+    # context coordinates (x, y) of every patch pixel, (N, size * size, 2), in one product with the
+    # patch's pixel grid: the map OpenCV takes as one two-channel array
+    xy = np.matmul(_pixel_grid(size), maps.transpose(0, 2, 1))
+    out = cv2.remap(ctx, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out.reshape(n, size, size, -1)
+
+
+@functools.cache
+def _pixel_grid(size: int) -> np.ndarray:
+    """(column, row, 1) of each pixel of a ``size`` x ``size`` patch, row by row.
+
+    >>> _pixel_grid(2).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    v, u = np.mgrid[:size, :size].astype(np.float32)
+    return np.stack([u.ravel(), v.ravel(), np.ones(size * size, np.float32)], 1)
 
 
 def _prepare(ctx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -368,6 +408,35 @@ class _Rows:
         self.coarse = _coarse(self.fine[plain])
         self.coarse_faces = self.faces[plain]
 
+    @functools.cached_property
+    def _by_face(self) -> dict:
+        """Face -> its fine rows as columns (D, most) and their squared lengths (most,), every face
+        padded to the most rows any face has with rows no descriptor comes near (length infinite):
+        made once per set, as the fine search compares with them a dozen times a search."""
+        most = max(int((self.faces == f).sum()) for f in set(self.faces.tolist()))
+        out = {}
+        for f in set(self.faces.tolist()):
+            r = self.fine[self.faces == f]
+            columns = np.zeros((r.shape[1], most), np.float32)
+            columns[:, :len(r)] = r.T
+            lengths = np.full(most, np.inf, np.float32)
+            lengths[:len(r)] = (r * r).sum(1)
+            out[f] = (columns, lengths)
+        return out
+
+    def stacked(self, faces) -> tuple[np.ndarray, np.ndarray]:
+        """The fine rows of each of ``faces`` (one search each) for :func:`_descend`: (k, D, most)
+        columns and (k, most) squared lengths.
+
+        >>> fine = np.zeros((3, PATCH * PATCH + 39), np.float32)
+        >>> fine[:, 0] = 1.0, 2.0, 3.0
+        >>> columns, lengths = _Rows(fine, np.array(["L", "L", "C"]), per_view=1).stacked(["C", "L"])
+        >>> columns.shape, lengths.tolist(), columns[1, 0].tolist()
+        ((2, 439, 2), [[9.0, inf], [1.0, 4.0]], [1.0, 2.0])
+        """
+        by_face = self._by_face
+        return np.stack([by_face[f][0] for f in faces]), np.stack([by_face[f][1] for f in faces])
+
 
 def _sqdist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Squared distances (len(a), len(b))."""
@@ -405,6 +474,15 @@ _T40 = math.radians(40)
 _MOVES = np.array([[[1, 0], [0, 1]], [[0, -_T40], [_T40, 0]], [[1, 0], [0, -1]], [[0, 1], [1, 0]]], np.float64)
 
 
+_MOVED = [2, 3, 4, 5, 8, 9, 10, 11]  # a neighbour's place for each move (:func:`_neighbours`)
+
+
+@functools.cache
+def _moves(step: float) -> np.ndarray:
+    """The moves one ``step`` back and forth, (2, 4, 2, 2): what :func:`_neighbours` multiplies maps by."""
+    return np.stack([np.eye(2) + sign * step * _MOVES for sign in (-1.0, 1.0)])
+
+
 def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: float = 0.0) -> np.ndarray:
     """For each hypothesis (N, 6), its 12 neighbours one step away (N, 12, 6): shifted by
     +-step*size along x and y, and changed by each of the moves. Maps slanted beyond 1.6:1, or
@@ -414,15 +492,13 @@ def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: 
     hs = _affine(hs).reshape(-1, 6)
     n = len(hs)
     A = hs[:, 2:].reshape(n, 2, 2)
-    size = np.sqrt(np.abs(np.linalg.det(A)))
+    size = np.sqrt(np.abs(A[:, 0, 0] * A[:, 1, 1] - A[:, 0, 1] * A[:, 1, 0]))
     out = np.repeat(hs[:, None, :], 12, axis=1)
-    k = 0
-    for sign in (-1.0, 1.0):
+    for k, sign in ((0, -1.0), (6, 1.0)):
         out[:, k, 0] += sign * step * size
         out[:, k + 1, 1] += sign * step * size
-        B = np.einsum("nij,mjk->nmik", A, np.eye(2) + sign * step * _MOVES)
-        out[:, k + 2:k + 6, 2:] = B.reshape(n, 4, 4)
-        k += 6
+    # each map times each move, both signs at once: (n, 2, 4, 2, 2) into places 2-5 and 8-11
+    out[:, _MOVED, 2:] = np.matmul(A[:, None, None], _moves(step)).reshape(n, 8, 4)
     M = out[..., 2:]  # a view: scaling it scales the candidates
     det = np.abs(M[..., 0] * M[..., 3] - M[..., 1] * M[..., 2])
     if fixed_size:  # each candidate scaled back to the start's size
@@ -437,32 +513,31 @@ def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: 
     return out
 
 
-def _descend(fine_ctx: np.ndarray, rows: list[np.ndarray], starts: list[np.ndarray],
+def _descend(fine_ctx: np.ndarray, stacked: tuple[np.ndarray, np.ndarray], starts: list[np.ndarray],
              fixed_size: bool = False, min_cut: float = 0.0) -> list[tuple[float, np.ndarray]]:
-    """Local searches, one per (rows, start) pair, run side by side: from each start, the cut nearest
-    its rows (squared distance, hypothesis)."""
-    k = len(rows)
-    norms = [(r * r).sum(1) for r in rows]
+    """Local searches, one per start, run side by side: from each start, the cut nearest its own
+    rows (squared distance, hypothesis). ``stacked``: each search's rows (:meth:`_Rows.stacked`)."""
+    columns, lengths = stacked
+    k = len(columns)
 
     def distances(descs, who):
-        """Squared distance of each descriptor to the nearest row of its own search."""
-        who = np.asarray(who)
-        out = np.empty(len(descs))
-        for j in np.unique(who):
-            sel = who == j
-            x = descs[sel]
-            out[sel] = ((x * x).sum(1)[:, None] + norms[j][None, :] - 2 * x @ rows[j].T).min(1)
-        return np.maximum(out, 0)
+        """Squared distance of each of ``descs`` (searches, candidates, D) to the nearest row of its
+        own search (``who``, one per first axis), (searches, candidates). One batched product for
+        all searches: one by one they cost more in NumPy's calls than in arithmetic."""
+        every = len(who) == k  # all searches still going, in order: no copy of their rows
+        d = ((descs * descs).sum(-1)[..., None] + (lengths if every else lengths[who])[:, None, :]
+             - 2 * np.matmul(descs, columns if every else columns[who]))
+        return np.maximum(d.min(-1), 0).astype(np.float64)
 
     hs = _affine(np.array(starts)).reshape(-1, 6).copy()
-    ds = distances(_fine_descriptors(fine_ctx, hs), np.arange(k))
+    ds = distances(_fine_descriptors(fine_ctx, hs)[:, None], np.arange(k))[:, 0]
     for step in (0.08, 0.04, 0.02):
         active = np.arange(k)
         for _ in range(4):
             if len(active) == 0:
                 break
             cand = _neighbours(hs[active], step, fixed_size, min_cut)  # (a, 12, 6)
-            dd = distances(_fine_descriptors(fine_ctx, cand.reshape(-1, 6)), np.repeat(active, 12)).reshape(len(active), 12)
+            dd = distances(_fine_descriptors(fine_ctx, cand.reshape(-1, 6)).reshape(len(active), 12, -1), active)
             i = dd.argmin(1)
             better = dd[np.arange(len(active)), i] < ds[active] - 1e-9
             hs[active[better]] = cand[np.flatnonzero(better), i[better]]
@@ -514,7 +589,7 @@ def _search(ctx: np.ndarray, rows: _Rows, start: np.ndarray | None = None, wide:
     else:
         starts = {f: start for f in faces}
     searched = list(faces) + [f for f, _ in also]
-    results = _descend(fine_ctx, [rows.fine[rows.faces == f] for f in searched], [starts[f] for f in faces] + [h for _, h in also],
+    results = _descend(fine_ctx, rows.stacked(searched), [starts[f] for f in faces] + [h for _, h in also],
                        fixed_size, min_cut)
     best: dict = {}
     for f, (d, h) in zip(searched, results):

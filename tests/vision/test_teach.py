@@ -862,6 +862,58 @@ def test_a_nearly_tied_coarse_cut_is_refined_too_and_the_nearer_result_wins(monk
     assert len(seen[1]) == 1
 
 
+def test_a_descriptor_is_its_patchs_smoothed_grey_shape_and_its_two_colours():
+    """The descriptor, made for a whole stack of patches at once, against the same arithmetic
+    written out plainly for one patch at a time: the grey patch smoothed (1 2 1, edges
+    replicated), centred and scaled to length one; then the mean colour (L, a, b) of the lighter
+    part and of the darker part (under the middle lightness by more than 10 of 255) and the darker
+    part's share, five times over at a quarter weight, and four zeros."""
+    from lcr_pi.vision import teach as T
+
+    rng = np.random.default_rng(7)
+    patches = rng.random((6, T.PATCH, T.PATCH, 4)).astype(np.float32)
+    patches[0, ..., 1] = 0.5  # a patch of one lightness has no darker part
+    described = T._describe(patches)
+    k = np.array([1.0, 2.0, 1.0])
+    for patch, got in zip(patches, described):
+        padded = np.pad(patch[..., 0].astype(np.float64), 1, mode="edge")
+        grey = sum(k[i] * k[j] * padded[i:i + T.PATCH, j:j + T.PATCH] for i in range(3) for j in range(3)).ravel() / 16
+        grey -= grey.mean()
+        grey /= max(np.linalg.norm(grey), 1e-3)
+        lab = patch[..., 1:].reshape(-1, 3).astype(np.float64)
+        dark = lab[:, 0] < np.sort(lab[:, 0])[len(lab) // 2] - 10 / 255
+        light_mean = lab[~dark].mean(0)
+        dark_mean = lab[dark].mean(0) if dark.any() else lab.mean(0)
+        colour = np.tile(np.concatenate([light_mean, dark_mean, [dark.mean()]]), 5) * 0.25
+        assert got.shape == (T.PATCH * T.PATCH + 39,)
+        assert np.allclose(got, np.concatenate([grey, colour, np.zeros(4)]), atol=2e-5)
+
+
+def test_the_fine_search_measures_each_search_against_its_own_faces_rows():
+    """The fine searches run side by side, each against its own face's rows (faces taught with
+    fewer views padded in the stack): each result is the distance from the cut it settled on to
+    the nearest row of its own face, and no farther than where it started."""
+    from lcr_pi.vision import teach as T
+
+    ctx = _die_in_context(T.FACE_PX)
+    fine = T._prepare(ctx)[0]
+    h = T._affine(T._base_hypothesis(ctx))
+    dot_rows = T._describe(T._cut(fine, T._quarter_turns(h), T.PATCH))
+    off = T._affine((40.0, 44.0, 0.8 * T.FACE_PX, 0.4))
+    c_rows = T._describe(T._cut(fine, np.array([off, off + [3, 0, 0, 0, 0, 0]]), T.PATCH))
+    rows = T._Rows(np.concatenate([dot_rows, c_rows]), np.array(["dot"] * 4 + ["C"] * 2), per_view=4)
+    searched = ["dot", "C", "dot"]
+    starts = [h + [4, -3, 0, 0, 0, 0], h, off + [2, 2, 0, 0, 0, 0]]
+    results = T._descend(fine, rows.stacked(searched), starts)
+    assert len(results) == 3
+    for face, start, (distance, settled) in zip(searched, starts, results):
+        own = rows.fine[rows.faces == face].astype(np.float64)
+        nearest = lambda hyp: float(((own - T._describe(T._cut(fine, np.asarray(hyp)[None], T.PATCH))[0]) ** 2).sum(1).min())
+        assert distance == pytest.approx(nearest(settled), abs=1e-4)
+        assert distance <= nearest(start) + 1e-6
+    assert results[0][0] < 0.05  # the dot, started a few pixels off, found where it was cut
+
+
 def test_the_search_keeps_a_views_size_when_told_and_reading_never_cuts_small():
     from lcr_pi.vision.teach import FACE_PX, MIN_CUT, _affine, _coarse_grid, _neighbours
 
