@@ -287,6 +287,8 @@ class FrameMemo:
     pips: dict = field(default_factory=dict)  # the pip network's belief by find (only those it was asked about)
     outsized: list = field(default_factory=list)  # sure finds left out for their size (die_px given)
     taught: dict = field(default_factory=dict)  # a taught set's searches by where they started (teach._matched), by set
+    taught_bodies: dict = field(default_factory=dict)  # a taught set's body-colour map of the frame (teach.BodyMap), by set
+    taught_views: dict = field(default_factory=dict)  # a matcher's similarities for a taught die, by matcher and outline
 
 
 EMBED_MODEL_FILE = "dice_embed.onnx"  # the face-embedding network, which only teach mode asks

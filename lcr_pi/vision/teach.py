@@ -1383,16 +1383,22 @@ class BodyMap:
 
 
 def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
-                     matches: dict | None = None, region=None) -> tuple[list[TaughtDie], list[TaughtDie]]:
+                     matches: dict | None = None, region=None, bodies: dict | None = None) -> tuple[list[TaughtDie], list[TaughtDie]]:
     """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
     one per die (the best-matching cut wins where several outlines found the same face); and the
     die-sized blobs of the body colour where no die could be read (face ``"?"``). ``finds``: the
     reader's detector's sure finds, which may vouch for a find as a top face (:func:`_unsure_if_a_side`);
     ``matches``, the searches already made in this frame (:func:`_matched`), kept for another look.
     With a ``region`` (x0, y0, x1, y1 frame pixels: the part of a calibrated tray the reader read) the
-    body colour is looked for only there, as the reader looked for dice: the calibrated tray."""
+    body colour is looked for only there, as the reader looked for dice: the calibrated tray.
+    ``bodies``: the frame's body-colour maps by taught set, made once for every look at the frame."""
     outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
-    body = BodyMap(frame, taught.body) if taught.body else None
+    if bodies is not None and id(taught) in bodies:
+        body = bodies[id(taught)]
+    else:
+        body = BodyMap(frame, taught.body) if taught.body else None
+        if bodies is not None:
+            bodies[id(taught)] = body
     squares: list[np.ndarray] = []
     candidates = []
     # The die measured near a reader's outline (not far off it), searched too where the outline's
@@ -1930,9 +1936,7 @@ class TaughtReader:
         finds = [d for d in getattr(memo, "faces", ()) if d.score >= sure_detection]
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
                        features=self.features, finds=finds, reader_knows=self.reader_knows,
-                       embedding=self.embedding,
-                       matches=memo.taught.setdefault(id(self.taught), {}) if memo is not None else None,
-                       region=options.get("region"))
+                       embedding=self.embedding, memo=memo, region=options.get("region"))
 
 
 KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
@@ -2262,10 +2266,40 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
     return replace(t, face=face, confidence=EMBED_CONFIDENCE)
 
 
+class _Crops:
+    """The taught dice's straightened crops (:func:`straight_crop`) in a frame, each cut when first asked."""
+
+    def __init__(self, frame: np.ndarray, dice: list[TaughtDie]):
+        self.frame, self.dice, self._cut = frame, dice, {}
+
+    def __len__(self) -> int:
+        return len(self.dice)
+
+    def key(self, i: int) -> bytes:
+        return np.asarray(self.dice[i].corners, np.float64).tobytes()
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        if i not in self._cut:
+            self._cut[i] = straight_crop(face_context(self.frame, self.dice[i].corners))
+        return self._cut[i]
+
+
+def _similarities(matcher: FeatureMatcher, crops: _Crops, memo=None) -> list[dict]:
+    """``matcher``'s similarities for each die of ``crops``, from the frame's ``memo`` where a look at
+    this frame asked about the same outline before: a calibrated reader's second look finds most of
+    the first look's taught dice again, and their crops' network outputs cost a fifth of that look."""
+    if memo is None:
+        return matcher.similarities([crops[i] for i in range(len(crops))])
+    keys = [(id(matcher), crops.key(i)) for i in range(len(crops))]
+    new = [i for i, k in enumerate(keys) if k not in memo.taught_views]
+    for i, similarity in zip(new, matcher.similarities([crops[i] for i in new])):
+        memo.taught_views[keys[i]] = similarity
+    return [memo.taught_views[k] for k in keys]
+
+
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
             blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=(),
-            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None, matches: dict | None = None,
-            region=None):
+            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None, memo=None, region=None):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
@@ -2280,9 +2314,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
     ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
     :func:`second_opinion`, and with ``embedding`` too (an :class:`EmbeddingMatcher`)
-    :func:`by_embedding`, judged on the descriptors' own confidence. ``matches``: the taught set's
-    searches already made in this frame (:func:`_matched`), used and added to; ``region``, the part of
-    the frame the reader read (a calibrated tray, :func:`find_taught_dice`).
+    :func:`by_embedding`, judged on the descriptors' own confidence. ``memo``: the frame's
+    :class:`~lcr_pi.vision.reader.FrameMemo`, whose taught searches (:func:`_matched`), body-colour
+    map and matchers' similarities are used and added to (a calibrated reader looks at a frame
+    twice); ``region``, the part of the frame the reader read (a calibrated tray, :func:`find_taught_dice`).
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -2302,7 +2337,9 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
-    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, matches=matches, region=region)
+    found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, region=region,
+                                     matches=memo.taught.setdefault(id(taught), {}) if memo is not None else None,
+                                     bodies=memo.taught_bodies if memo is not None else None)
     if reading.verdict == "obstructed":
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading
@@ -2314,14 +2351,14 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # did not tell from the taught face on the taught views: features_count)
     not_against = set()
     if features is not None and found:
-        crops = [straight_crop(face_context(frame, t.corners)) for t in found]
-        views = features.similarities(crops)
+        crops = _Crops(frame, found)
+        views = _similarities(features, crops, memo)
         counts = functools.partial(features_count, features, taught)
         before = [t.confidence for t in found]
         found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
         named_by_both = set()
         if embedding is not None:
-            embedded = embedding.similarities(crops)
+            embedded = _similarities(embedding, crops, memo)
             found = [by_embedding(t, ev, v, sure_confidence, alone=_alone(t, found), descriptors=b,
                                   told_apart=embedding.told_apart)
                      for t, ev, v, b in zip(found, embedded, views, before)]

@@ -184,29 +184,64 @@ def test_a_sure_find_of_the_detector_vouches_for_a_die_only_the_colour_found(pai
 
 def test_a_second_look_at_a_frame_reuses_the_taught_sets_searches_and_reads_the_same(painted, monkeypatch):
     """A calibrated reader looks at an unsure frame twice, with one memo (CalibratedReader): the taught
-    set is not asked again from where it was asked before, and the second reading is the first."""
+    set is not asked again from where it was asked before, nor its body colour mapped again, and the
+    second reading is the first."""
+    from lcr_pi.vision import teach as teach_module
     from lcr_pi.vision.reader import FrameMemo
     from lcr_pi.vision.teach import TaughtSet
 
     taught, scenes = painted
-    asked = []
+    asked, mapped = [], []
     search = TaughtSet.match
     monkeypatch.setattr(TaughtSet, "match", lambda self, ctx: asked.append(1) or search(self, ctx))
+    body_map = teach_module.BodyMap
+    monkeypatch.setattr(teach_module, "BodyMap", lambda frame, body: mapped.append(1) or body_map(frame, body))
     reader = TaughtReader(FindingBoxReader(scenes, skip=0), taught)
     for image, _ in scenes[:4]:
         asked.clear()
+        mapped.clear()
         memo = FrameMemo()
         first = reader.read(image, dice_kind="lcr", memo=memo)
         searches = len(asked)
-        assert searches > 0
+        assert searches > 0 and len(mapped) == 1
         again = reader.read(image, dice_kind="lcr", memo=memo)
-        assert len(asked) == searches  # all from the memo
+        assert len(asked) == searches and len(mapped) == 1  # all from the memo
         assert [(d.face, d.confidence, d.centre) for d in again.dice] == [(d.face, d.confidence, d.centre) for d in first.dice]
         assert again.verdict == first.verdict
         asked.clear()
         reader.read(image, dice_kind="lcr", memo=FrameMemo())  # a new frame's memo: searched anew
         assert len(asked) == searches
         assert sum(len(m) for m in memo.taught.values()) == searches
+
+
+def test_a_second_look_asks_a_matcher_only_about_dice_it_was_not_asked_about():
+    """A matcher's similarities (the features' and the embedding's network runs) are kept in the
+    frame's memo by outline: a second look at the frame asks only about a die found anew, and gets
+    for the others what the first look got."""
+    from lcr_pi.vision.reader import FrameMemo
+    from lcr_pi.vision.teach import _Crops, _similarities
+
+    class Counting:
+        def __init__(self):
+            self.asked = 0
+
+        def similarities(self, crops):
+            self.asked += len(crops)
+            return [{"L": float(c.mean()), "R": 0.0} for c in crops]
+
+    frame = np.random.default_rng(3).integers(0, 255, (120, 160, 3), np.uint8)
+    square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], np.float64)
+    one, two = TaughtDie("L", 0.9, square(10, 10), 0.1, {}), TaughtDie("R", 0.9, square(90, 50), 0.1, {})
+    matcher, memo = Counting(), FrameMemo()
+    first = _similarities(matcher, _Crops(frame, [one]), memo)
+    assert matcher.asked == 1
+    again = _similarities(matcher, _Crops(frame, [two, one]), memo)
+    assert matcher.asked == 2 and again[1] == first[0] and again[0] != first[0]
+    # another matcher asks for itself; without a memo every die is asked about
+    other = Counting()
+    _similarities(other, _Crops(frame, [one, two]), memo)
+    assert other.asked == 2
+    assert _similarities(matcher, _Crops(frame, [one, two])) == [first[0], again[0]] and matcher.asked == 4
 
 
 def in_box(point, box) -> bool:
@@ -1770,7 +1805,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say], "tells_apart": _told_apart})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
@@ -1806,7 +1841,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         found = [TaughtDie("C", confidence, square * size + [140, 160], 0.1, {"C": 0.1, "R": 0.5})]
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops), "tells_apart": _told_apart})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
@@ -1844,7 +1879,7 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
     reader_on_left = DieReading("dot", 0.61, (*left.corners.min(0), *left.corners.max(0)), tuple(map(tuple, left.corners)),
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: ([left, dot], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: ([left, dot], []))
     taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
@@ -1868,7 +1903,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     violet = (150, 40, 120)
     taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None: ([], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: ([], []))
 
     def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
