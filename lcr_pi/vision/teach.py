@@ -249,8 +249,8 @@ def _describe(patches: np.ndarray) -> np.ndarray:
     k = p * p // 2
     dark = light < (np.partition(light, k, axis=1)[:, k: k + 1] - 10 / 255.0)
     count = dark.sum(1, keepdims=True).astype(np.float32)
-    # Both sums over the patch's pixels, all of them and the dark ones, in one product: summing
-    # this strided view axis by axis took a third of the search's time.
+    # Both sums over the patch's pixels, all of them and the dark ones, in one product: two einsums
+    # over the strided colour channels took four times as long.
     weights = np.empty((n, 2, p * p), np.float32)
     weights[:, 0] = 1.0
     weights[:, 1] = dark
@@ -2275,7 +2275,7 @@ class _Crops:
     """The taught dice's straightened crops (:func:`straight_crop`) in a frame, each cut when first asked."""
 
     def __init__(self, frame: np.ndarray, dice: list[TaughtDie]):
-        self.frame, self.dice, self._cut = frame, dice, {}
+        self.frame, self.dice, self._made = frame, dice, {}
 
     def __len__(self) -> int:
         return len(self.dice)
@@ -2284,15 +2284,16 @@ class _Crops:
         return np.asarray(self.dice[i].corners, np.float64).tobytes()
 
     def __getitem__(self, i: int) -> np.ndarray:
-        if i not in self._cut:
-            self._cut[i] = straight_crop(face_context(self.frame, self.dice[i].corners))
-        return self._cut[i]
+        if i not in self._made:
+            self._made[i] = straight_crop(face_context(self.frame, self.dice[i].corners))
+        return self._made[i]
 
 
 def _similarities(matcher: FeatureMatcher, crops: _Crops, memo=None) -> list[dict]:
     """``matcher``'s similarities for each die of ``crops``, from the frame's ``memo`` where a look at
     this frame asked about the same outline before: a calibrated reader's second look finds most of
-    the first look's taught dice again, and their crops' network outputs cost a fifth of that look."""
+    the first look's taught dice again, and the networks' runs on their crops were nearly a third of
+    that look's time (dev tables 701 and 709, words)."""
     if memo is None:
         return matcher.similarities([crops[i] for i in range(len(crops))])
     keys = [(id(matcher), crops.key(i)) for i in range(len(crops))]
