@@ -208,6 +208,7 @@ def _blur_matrix(size: int) -> np.ndarray:
     for i in range(size):
         for j, w in ((i - 1, 0.25), (i, 0.5), (i + 1, 0.25)):
             m[i, min(max(j, 0), size - 1)] += w
+    m.setflags(write=False)  # cached: one array for every caller
     return m
 
 
@@ -319,7 +320,9 @@ def _pixel_grid(size: int) -> np.ndarray:
     [[0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
     v, u = np.mgrid[:size, :size].astype(np.float32)
-    return np.stack([u.ravel(), v.ravel(), np.ones(size * size, np.float32)], 1)
+    grid = np.stack([u.ravel(), v.ravel(), np.ones(size * size, np.float32)], 1)
+    grid.setflags(write=False)  # cached: one array for every caller
+    return grid
 
 
 def _prepare(ctx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -480,7 +483,9 @@ _MOVED = [2, 3, 4, 5, 8, 9, 10, 11]  # a neighbour's place for each move (:func:
 @functools.cache
 def _moves(step: float) -> np.ndarray:
     """The moves one ``step`` back and forth, (2, 4, 2, 2): what :func:`_neighbours` multiplies maps by."""
-    return np.stack([np.eye(2) + sign * step * _MOVES for sign in (-1.0, 1.0)])
+    moves = np.stack([np.eye(2) + sign * step * _MOVES for sign in (-1.0, 1.0)])
+    moves.setflags(write=False)  # cached: one array for every caller
+    return moves
 
 
 def _neighbours(hs: np.ndarray, step: float, fixed_size: bool = False, min_cut: float = 0.0) -> np.ndarray:
@@ -1504,6 +1509,16 @@ def _taught_die_at(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, out
     return None
 
 
+def _outline_key(corners) -> bytes:
+    """A frame memo's key for an outline: the same corners, to the last bit, are the same place
+    (a search started there, a die cut out there).
+
+    >>> _outline_key([[0, 0], [1, 0], [1, 1], [0, 1]]) == _outline_key(np.array([[0.0, 0], [1, 0], [1, 1], [0, 1]]))
+    True
+    """
+    return np.asarray(corners, np.float64).tobytes()
+
+
 def _matched(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, matches: dict | None) -> tuple[np.ndarray, Match]:
     """The context crop around ``square`` and the taught set's match in it, from ``matches`` where
     this frame was searched from there before (then kept there).
@@ -1512,7 +1527,7 @@ def _matched(frame: np.ndarray, taught: TaughtSet, square: np.ndarray, matches: 
     the second look as the uncalibrated reader looks) asks the taught set about it twice, mostly from the
     same places (the body colour's blobs, the dice both looks outline alike); the search is most of a
     taught reading's time."""
-    key = np.asarray(square, np.float64).tobytes()
+    key = _outline_key(square)
     if matches is not None and key in matches:
         return matches[key]
     ctx = face_context(frame, square)
@@ -2281,7 +2296,7 @@ class _Crops:
         return len(self.dice)
 
     def key(self, i: int) -> bytes:
-        return np.asarray(self.dice[i].corners, np.float64).tobytes()
+        return _outline_key(self.dice[i].corners)
 
     def __getitem__(self, i: int) -> np.ndarray:
         if i not in self._made:
