@@ -42,12 +42,13 @@ from lcr_pi.vision import teach as T  # noqa: E402
 
 
 def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_detection=0.3, reader_knows=True,
-                   embedding=None):
+                   embedding=None, pairs=None):
     """relabel's decisions, per taught die: (TaughtDie, reason for doubt or ''). ``dets``: the
     detector's finds in the frame; those scoring ``sure_detection`` or more may vouch for a die.
-    ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set."""
+    ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set; ``pairs``, the
+    reader's pair network (as :class:`lcr_pi.vision.teach.TaughtReader` passes it)."""
     sure_finds = [d for d in dets if d.score >= sure_detection]
-    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice], sure_finds)
+    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice], sure_finds, pairs=pairs)
     def parts(t):
         if not t.distances or t.face not in t.distances:
             return "descriptors"
@@ -190,7 +191,7 @@ def main():
                 base = reader.read(image, dice_kind="lcr")
                 reading = tr.read(image, dice_kind="lcr")
                 traced = traced_relabel(base, T.check_frame(image), taught, tr.features, reader_knows=tr.reader_knows,
-                                        embedding=tr.embedding,
+                                        embedding=tr.embedding, pairs=getattr(reader, "_pairs", None),
                                         dets=reader.find_dice(image) or [],
                                         sure_detection=reader.settings.sure_detection)
                 pairs = dict(match_dice(item, reading) or [])

@@ -93,6 +93,24 @@ INWARD = 0.3
 # touching dice 0.76-2.2 (a die in another's shadow is darker, or lighter beside one).
 SIDE_REACH_DARK = 1.2
 SIDE_DARK = 0.72
+# The reader's pair network (models/dice_pairs.onnx) learnt from many designs to tell two touching
+# dice from a die and its own side face beside it. A find nearer than SIDE_GAP to another, on its
+# side towards the middle of the view, is a touching die where the network believes the two flat dice
+# by at least PAIR_FLAT. Measured on the finds set aside as sides (taught reader, drawn words and
+# engraved, 2026-12-07; a lightness rule alone had kept side faces at check table 712): at dev tables
+# 701-709 the network believed 10 of the 14 top faces among them flat dice by 0.55-0.99, and none of
+# the 33 finds that were no top face by more than 0.21; at check tables 711-713, 5 of 9 top faces by
+# 0.69-0.97, and none of 18 others by more than 0.14.
+PAIR_FLAT = 0.5
+# The same network's belief that a find on another's inner side, within SIDE_REACH_DARK of a side, is
+# no die (that die's side face seen at a slant, as large and light as a top face): from PAIR_SIDE the
+# find is unsure as a side. The top faces among the traced finds above had at most 0.42 of that
+# belief; the side faces kept as dice 0.24-0.95. At dev tables 701-709 (2026-12-07) from 0.9 one
+# frame fewer was sure and wrong (drawn words, calibrated: a die's side read as a second die) and no
+# die was lost; from 0.5 the engraved design had one frame fewer sure and wrong, but 4-5 painted top
+# faces were lost (the benchmark paints only the top: beside the die's white sides the network took
+# it for no die).
+PAIR_SIDE = 0.9
 # Where two finds are too near for both to be flat dice, a sure find of the reader's detector scoring
 # at least SIDE_VOUCH, centred on the inner one (within VOUCHED_AT of its side) and of its size, names
 # it a top face, not a side: the detector learnt dice with their sides showing. At dev tables
@@ -1393,7 +1411,8 @@ class BodyMap:
 
 
 def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
-                     matches: dict | None = None, region=None, bodies: dict | None = None) -> tuple[list[TaughtDie], list[TaughtDie]]:
+                     matches: dict | None = None, region=None, bodies: dict | None = None,
+                     pairs=None) -> tuple[list[TaughtDie], list[TaughtDie]]:
     """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
     one per die (the best-matching cut wins where several outlines found the same face); and the
     die-sized blobs of the body colour where no die could be read (face ``"?"``). ``finds``: the
@@ -1401,7 +1420,9 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
     ``matches``, the searches already made in this frame (:func:`_matched`), kept for another look.
     With a ``region`` (x0, y0, x1, y1 frame pixels: the part of a calibrated tray the reader read) the
     body colour is looked for only there, as the reader looked for dice: the calibrated tray.
-    ``bodies``: the frame's body-colour maps by taught set, made once for every look at the frame."""
+    ``bodies``: the frame's body-colour maps by taught set, made once for every look at the frame.
+    ``pairs``: the reader's pair network, which may say a find that near another is a touching die,
+    not its side (:func:`_unsure_if_a_side`)."""
     outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
     if bodies is not None and id(taught) in bodies:
         body = bodies[id(taught)]
@@ -1468,7 +1489,8 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
             if id(die) not in known:
                 known[id(die)] = _body_lightness(frame, die, taught.body)
             return known[id(die)]
-    dice = [_unsure_if_a_side(d, dice, view_centre, lightness, finds) for d in dice]
+    pair = pair_view(pairs, frame)
+    dice = [_unsure_if_a_side(d, dice, view_centre, lightness, finds, pair) for d in dice]
     if not dice:
         return dice, []
     # Die-sized blobs of the body colour where no die was read: something the size and colour of a
@@ -1641,7 +1663,8 @@ def _body_lightness(frame: np.ndarray, die: TaughtDie, body: tuple) -> float:
     return float(np.median(px[near, 0])) if near.sum() >= 6 else math.nan
 
 
-def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None, finds=()) -> TaughtDie:
+def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightness=None, finds=(),
+                      pair=None) -> TaughtDie:
     """``d``, unsure if it may be a side face of another find's die.
 
     Two flat dice's top faces cannot have their middles closer than a face's side, yet near the rim
@@ -1655,6 +1678,9 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     (``lightness``, a find's body lightness: :data:`SIDE_DARK`). Within a side, a find the reader's
     detector vouches for as a top face (``finds``, :func:`_detector_vouches`) stays sure; then a
     find nearer than :data:`SAME_DIE` that it lies inward of, with no such word, is unsure instead.
+    So does one the reader's pair network believes a flat die beside the other (``pair(d, other)``,
+    :func:`pair_view`: "flat" at least :data:`PAIR_FLAT`); and a find on the other's inner side within
+    :data:`SIDE_REACH_DARK` that the network believes no die (at least :data:`PAIR_SIDE`) is unsure.
 
     >>> square = lambda x, y: np.array([[x, y], [x + 30, y], [x + 30, y + 30], [x, y + 30]], float)
     >>> top, side = TaughtDie("dot", 1.0, square(110, 306), 0.17), TaughtDie("dot", 1.0, square(125, 286), 0.18)
@@ -1685,11 +1711,39 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
                     and _detector_vouches(other, d, finds) and not _detector_vouches(d, other, finds)):
                 return replace(d, confidence=0.0, tied=False, aside=True)
             continue
-        if apart < SIDE_GAP and not _detector_vouches(d, other, finds):
+        if (apart < SIDE_GAP and not _detector_vouches(d, other, finds)
+                and not (pair is not None and pair(d, other)["flat"] >= PAIR_FLAT)):
             return replace(d, confidence=0.0, tied=False, aside=True)
         if lightness is not None and apart < SIDE_REACH_DARK and lightness(d) < SIDE_DARK * lightness(other):
             return replace(d, confidence=0.0, tied=False, aside=True)
+        if pair is not None and apart < SIDE_REACH_DARK and pair(d, other)["no die"] >= PAIR_SIDE:
+            return replace(d, confidence=0.0, tied=False, aside=True)
     return d
+
+
+def pair_view(net, frame: np.ndarray):
+    """``pair(d, other)`` for :func:`_unsure_if_a_side`: the pair network's (``net``,
+    :mod:`lcr_pi.vision.pairs`) view of taught finds ``d`` and ``other`` in ``frame``, looked at both
+    ways round: ``"flat"``, its belief that they are two flat dice (not a die and its side face, nor
+    a die leaning on the other), and ``"no die"``, that ``d`` is no die. Each pair is asked once;
+    None without a network."""
+    if net is None:
+        return None
+    from lcr_pi.vision.detect import Detection
+    from lcr_pi.vision.pairs import PAIR_CLASSES, pair_beliefs
+
+    asked: dict = {}
+
+    def pair(d: TaughtDie, other: TaughtDie) -> dict:
+        key = (id(d), id(other))
+        if key not in asked:
+            spots = [Detection(float(k.centre[0]), float(k.centre[1]), k.side, k.side, 0.0, 1.0) for k in (other, d)]
+            p = pair_beliefs(net, frame, spots, [(0, 1)], again_below=1.0)[0]
+            asked[key] = {"flat": float(p[PAIR_CLASSES.index("flat")]),
+                          "no die": float(p[PAIR_CLASSES.index("second is no die")])}
+        return asked[key]
+
+    return pair
 
 
 def _detector_vouches(d: TaughtDie, other: TaughtDie, finds) -> bool:
@@ -1956,7 +2010,8 @@ class TaughtReader:
         finds = [d for d in getattr(memo, "faces", ()) if d.score >= sure_detection]
         return relabel(reading, frame, self.taught, self.sure_confidence, blurred_sharpness=blurred,
                        features=self.features, finds=finds, reader_knows=self.reader_knows,
-                       embedding=self.embedding, memo=memo, region=options.get("region"))
+                       embedding=self.embedding, memo=memo, region=options.get("region"),
+                       pairs=getattr(self.reader, "_pairs", None))
 
 
 KIND_NAMES = {"pip": "ordinary pip", "lcr": "LCR", "wild": "Wild LCR"}  # a taught set's kind, in words
@@ -2320,7 +2375,8 @@ def _similarities(matcher: FeatureMatcher, crops: _Crops, memo=None) -> list[dic
 
 def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: float = 0.6, *,
             blurred_sharpness: float = 0.09, features: FeatureMatcher | None = None, finds=(),
-            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None, memo=None, region=None):
+            reader_knows: bool = True, embedding: EmbeddingMatcher | None = None, memo=None, region=None,
+            pairs=None):
     """The reading with the dice of the taught design named by the taught set; verdict and message redone.
 
     The reader's dice on a taught die (its top face or its sides) give way to it; dice that do not
@@ -2338,7 +2394,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     :func:`by_embedding`, judged on the descriptors' own confidence. ``memo``: the frame's
     :class:`~lcr_pi.vision.reader.FrameMemo`, whose taught searches (:func:`_matched`), body-colour
     map and matchers' similarities are used and added to (a calibrated reader looks at a frame
-    twice); ``region``, the part of the frame the reader read (a calibrated tray, :func:`find_taught_dice`).
+    twice); ``region``, the part of the frame the reader read (a calibrated tray, :func:`find_taught_dice`);
+    ``pairs``, the reader's pair network (:func:`find_taught_dice`).
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -2360,7 +2417,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, region=region,
                                      matches=memo.taught.setdefault(id(taught), {}) if memo is not None else None,
-                                     bodies=memo.taught_bodies if memo is not None else None)
+                                     bodies=memo.taught_bodies if memo is not None else None, pairs=pairs)
     if reading.verdict == "obstructed":
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading

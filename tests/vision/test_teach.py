@@ -614,6 +614,73 @@ def test_a_darker_find_a_side_away_towards_the_middle_of_the_view_is_unsure_as_a
     assert _unsure_if_a_side(inner, [top, inner], view_centre).confidence == 1.0
 
 
+def test_near_another_die_the_pair_network_tells_a_touching_die_from_its_side_face():
+    """Two finds nearer than SIDE_GAP cannot both be flat dice, so the inner one (towards the middle
+    of the view, where side faces show) is set aside as a possible side face; yet found sides run
+    large, and touching dice come that near. The reader's pair network learnt to tell two touching
+    dice from a die and its side: where it believes the two flat dice (at least PAIR_FLAT), the inner
+    find stays sure. Further off, up to SIDE_REACH_DARK, a side seen at a slant can be as large and
+    light as a top face: where the network believes the inner find no die (at least PAIR_SIDE), it
+    is set aside."""
+    from lcr_pi.vision.teach import PAIR_FLAT, PAIR_SIDE, SIDE_GAP, SIDE_REACH_DARK, _unsure_if_a_side
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    view_centre = (220.0, 400.0)  # below both: the lower find is the inner one
+    top = TaughtDie("L", 1.0, square + [200, 100], 0.1)
+    near = TaughtDie("dot", 1.0, square + [200, 135], 0.1)  # 0.88 sides away, towards the middle
+    touching = TaughtDie("dot", 1.0, square + [200, 142], 0.1)  # 1.05 sides away
+    assert 35 / 40 < SIDE_GAP < 42 / 40 < SIDE_REACH_DARK
+    asked = []
+
+    def seeing(flat, no_die):
+        def pair(d, other):
+            asked.append((d, other))
+            return {"flat": flat, "no die": no_die}
+        return pair
+
+    def judged(d, pair=None):
+        return _unsure_if_a_side(d, [top, d], view_centre, pair=pair)
+
+    assert judged(near, seeing(PAIR_FLAT + 0.1, 0.0)).confidence == 1.0
+    assert asked and all(d is near and other is top for d, other in asked)  # about the inner find beside the other
+    assert judged(near, seeing(PAIR_FLAT - 0.1, 0.0)).aside
+    assert judged(near).aside  # no network: set aside as before
+    assert judged(touching, seeing(0.0, PAIR_SIDE - 0.1)).confidence == 1.0
+    assert judged(touching, seeing(0.0, PAIR_SIDE + 0.1)).aside
+    assert judged(touching).confidence == 1.0  # no network: a touching die, as before
+    # the outer find is never asked about: it is no side of the inner one
+    asked.clear()
+    assert _unsure_if_a_side(top, [top, near], view_centre, pair=seeing(0.0, 1.0)).confidence == 1.0
+    assert asked == []
+
+
+def test_pair_view_asks_the_pair_network_about_the_two_finds_both_ways_round_once():
+    """pair_view's beliefs are the network's "flat" and "second is no die" shares for the other find
+    and the find, averaged over both looks, as pair_beliefs gives them for the two as detector finds;
+    a pair is looked at once."""
+    from lcr_pi.vision.detect import Detection
+    from lcr_pi.vision.pairs import PAIR_CLASSES, pair_beliefs
+    from lcr_pi.vision.reader import DiceReader
+    from lcr_pi.vision.teach import pair_view
+
+    assert pair_view(None, np.zeros((10, 10, 3), np.uint8)) is None
+    net = DiceReader()._pairs
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    frame[100:140, 100:140] = 235  # two light squares side by side
+    frame[100:140, 142:182] = 235
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    left, right = TaughtDie("L", 1.0, square + [100, 100], 0.1), TaughtDie("R", 1.0, square + [142, 100], 0.1)
+    pair = pair_view(net, frame)
+    seen = pair(right, left)
+    spots = [Detection(120.0, 120.0, 40.0, 40.0, 0.0, 1.0), Detection(162.0, 120.0, 40.0, 40.0, 0.0, 1.0)]
+    expected = pair_beliefs(net, frame, spots, [(0, 1)], again_below=1.0)[0]
+    assert seen["flat"] == pytest.approx(float(expected[PAIR_CLASSES.index("flat")]), abs=1e-6)
+    assert seen["no die"] == pytest.approx(float(expected[PAIR_CLASSES.index("second is no die")]), abs=1e-6)
+    frame[:] = 0  # asked again, the pair is not looked at again
+    assert pair(right, left) == seen
+
+
 def test_within_a_side_a_find_the_detector_names_a_top_face_stays_sure_and_one_die_found_twice_does_not():
     """Two finds nearer than SIDE_GAP cannot both be flat dice, so the inner one (towards the middle
     of the view, where side faces show) was made unsure; yet a find can be 1.35 times its die, and
@@ -1805,7 +1872,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say], "tells_apart": _told_apart})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
@@ -1841,7 +1908,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         found = [TaughtDie("C", confidence, square * size + [140, 160], 0.1, {"C": 0.1, "R": 0.5})]
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops), "tells_apart": _told_apart})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
@@ -1879,7 +1946,7 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
     reader_on_left = DieReading("dot", 0.61, (*left.corners.min(0), *left.corners.max(0)), tuple(map(tuple, left.corners)),
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: ([left, dot], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: ([left, dot], []))
     taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
@@ -1903,7 +1970,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     violet = (150, 40, 120)
     taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None: ([], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: ([], []))
 
     def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
