@@ -289,6 +289,7 @@ class FrameMemo:
     taught: dict = field(default_factory=dict)  # a taught set's searches by where they started (teach._matched), by set
     taught_bodies: dict = field(default_factory=dict)  # a taught set's body-colour map of the frame (teach.BodyMap), by set
     taught_views: dict = field(default_factory=dict)  # a matcher's similarities for a taught die, by matcher and outline
+    taught_pairs: dict = field(default_factory=dict)  # the pair network's view of two taught finds, by their outlines (teach.pair_view)
 
 
 EMBED_MODEL_FILE = "dice_embed.onnx"  # the face-embedding network, which only teach mode asks

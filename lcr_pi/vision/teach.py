@@ -1412,7 +1412,7 @@ class BodyMap:
 
 def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
                      matches: dict | None = None, region=None, bodies: dict | None = None,
-                     pairs=None) -> tuple[list[TaughtDie], list[TaughtDie]]:
+                     pairs=None, asked_pairs: dict | None = None) -> tuple[list[TaughtDie], list[TaughtDie]]:
     """Dice of the taught design near the rough ``outlines`` and wherever the taught body colour is,
     one per die (the best-matching cut wins where several outlines found the same face); and the
     die-sized blobs of the body colour where no die could be read (face ``"?"``). ``finds``: the
@@ -1422,7 +1422,8 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
     body colour is looked for only there, as the reader looked for dice: the calibrated tray.
     ``bodies``: the frame's body-colour maps by taught set, made once for every look at the frame.
     ``pairs``: the reader's pair network, which may say a find that near another is a touching die,
-    not its side (:func:`_unsure_if_a_side`)."""
+    not its side (:func:`_unsure_if_a_side`); ``asked_pairs``, what it said in this frame before
+    (:func:`pair_view`)."""
     outlines = [np.asarray(c, np.float64).reshape(4, 2) for c in outlines]
     if bodies is not None and id(taught) in bodies:
         body = bodies[id(taught)]
@@ -1489,7 +1490,7 @@ def find_taught_dice(frame: np.ndarray, taught: TaughtSet, outlines, finds=(),
             if id(die) not in known:
                 known[id(die)] = _body_lightness(frame, die, taught.body)
             return known[id(die)]
-    pair = pair_view(pairs, frame)
+    pair = pair_view(pairs, frame, asked_pairs)
     dice = [_unsure_if_a_side(d, dice, view_centre, lightness, finds, pair) for d in dice]
     if not dice:
         return dice, []
@@ -1721,21 +1722,22 @@ def _unsure_if_a_side(d: TaughtDie, dice: list[TaughtDie], view_centre, lightnes
     return d
 
 
-def pair_view(net, frame: np.ndarray):
+def pair_view(net, frame: np.ndarray, asked: dict | None = None):
     """``pair(d, other)`` for :func:`_unsure_if_a_side`: the pair network's (``net``,
     :mod:`lcr_pi.vision.pairs`) view of taught finds ``d`` and ``other`` in ``frame``, looked at both
     ways round: ``"flat"``, its belief that they are two flat dice (not a die and its side face, nor
-    a die leaning on the other), and ``"no die"``, that ``d`` is no die. Each pair is asked once;
-    None without a network."""
+    a die leaning on the other), and ``"no die"``, that ``d`` is no die. Each pair of outlines is
+    asked once, kept in ``asked`` (the frame's memo, ``FrameMemo.taught_pairs``: a calibrated
+    reader's second look finds most taught dice again where the first did); None without a network."""
     if net is None:
         return None
     from lcr_pi.vision.detect import Detection
     from lcr_pi.vision.pairs import PAIR_CLASSES, pair_beliefs
 
-    asked: dict = {}
+    asked = {} if asked is None else asked
 
     def pair(d: TaughtDie, other: TaughtDie) -> dict:
-        key = (id(d), id(other))
+        key = (_outline_key(d.corners), _outline_key(other.corners))
         if key not in asked:
             spots = [Detection(float(k.centre[0]), float(k.centre[1]), k.side, k.side, 0.0, 1.0) for k in (other, d)]
             p = pair_beliefs(net, frame, spots, [(0, 1)], again_below=1.0)[0]
@@ -2395,7 +2397,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     :class:`~lcr_pi.vision.reader.FrameMemo`, whose taught searches (:func:`_matched`), body-colour
     map and matchers' similarities are used and added to (a calibrated reader looks at a frame
     twice); ``region``, the part of the frame the reader read (a calibrated tray, :func:`find_taught_dice`);
-    ``pairs``, the reader's pair network (:func:`find_taught_dice`).
+    ``pairs``, the reader's pair network (:func:`find_taught_dice`), whose word on taught finds the memo keeps too.
 
     ``finds`` (the reader's detector's sure finds in this frame, Detections) may vouch for a taught
     die that only the body colour found (:func:`vouched`); so may the features, naming it clearly as
@@ -2417,7 +2419,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         reading = unsettled(reading)
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, region=region,
                                      matches=memo.taught.setdefault(id(taught), {}) if memo is not None else None,
-                                     bodies=memo.taught_bodies if memo is not None else None, pairs=pairs)
+                                     bodies=memo.taught_bodies if memo is not None else None, pairs=pairs,
+                                     asked_pairs=memo.taught_pairs if memo is not None else None)
     if reading.verdict == "obstructed":
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading

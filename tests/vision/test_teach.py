@@ -657,7 +657,8 @@ def test_near_another_die_the_pair_network_tells_a_touching_die_from_its_side_fa
 def test_pair_view_asks_the_pair_network_about_the_two_finds_both_ways_round_once():
     """pair_view's beliefs are the network's "flat" and "second is no die" shares for the other find
     and the find, averaged over both looks, as pair_beliefs gives them for the two as detector finds;
-    a pair is looked at once."""
+    a pair is looked at once, also across views that share a frame memo's dict (a calibrated
+    reader's second look)."""
     from lcr_pi.vision.detect import Detection
     from lcr_pi.vision.pairs import PAIR_CLASSES, pair_beliefs
     from lcr_pi.vision.reader import DiceReader
@@ -677,8 +678,11 @@ def test_pair_view_asks_the_pair_network_about_the_two_finds_both_ways_round_onc
     expected = pair_beliefs(net, frame, spots, [(0, 1)], again_below=1.0)[0]
     assert seen["flat"] == pytest.approx(float(expected[PAIR_CLASSES.index("flat")]), abs=1e-6)
     assert seen["no die"] == pytest.approx(float(expected[PAIR_CLASSES.index("second is no die")]), abs=1e-6)
-    frame[:] = 0  # asked again, the pair is not looked at again
+    kept: dict = {}
+    assert pair_view(net, frame, kept)(right, left) == seen and len(kept) == 1
+    frame[:] = 0  # asked again, the pair is not looked at again: by this view, nor by another keeping its word
     assert pair(right, left) == seen
+    assert pair_view(net, frame, kept)(right, left) == seen
 
 
 def test_within_a_side_a_find_the_detector_names_a_top_face_stays_sure_and_one_die_found_twice_does_not():
@@ -1872,7 +1876,7 @@ def test_a_clear_taught_face_stands_against_the_reader_only_where_the_reader_doe
 
     def read_with(confidence, features_say, knows):
         found = [TaughtDie("R", confidence, corners, 0.1, {"R": 0.1, "L": 0.4})]
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None, asked_pairs=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say], "tells_apart": _told_apart})()
         (die,) = relabel(reading, frame, taught, 0.6, features=features, reader_knows=knows).dice
         return die.face, die.sure
@@ -1908,7 +1912,7 @@ def test_a_die_only_the_colour_found_is_sure_where_the_features_name_it_clearly_
         found = [TaughtDie("C", confidence, square * size + [140, 160], 0.1, {"C": 0.1, "R": 0.5})]
         if find_at is not None:  # another taught find that many sides below (further from the view's middle)
             found.append(TaughtDie("dot", 1.0, square + [140, 160 + 40 * find_at], 0.1))
-        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: (found, []))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None, asked_pairs=None: (found, []))
         features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops), "tells_apart": _told_apart})()
         dice = ()
         if reader_die_at is not None:  # the reader's die, a white die's top or side, that far above
@@ -1946,7 +1950,7 @@ def test_a_die_the_reader_and_the_taught_set_agree_on_is_kept_though_a_neighbour
     reader_on_left = DieReading("dot", 0.61, (*left.corners.min(0), *left.corners.max(0)), tuple(map(tuple, left.corners)),
                                 tuple(left.centre), "left", False)  # the reader unsure of the L (it never saw the design)
     assert _same_die(reader_dot, left)  # why it was dropped
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: ([left, dot], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None, asked_pairs=None: ([left, dot], []))
     taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
     # The reader, sure of the dot, is taken to be sure of another face on the L too (it does not know
     # the design); the taught L stands, as the features do not name another face there.
@@ -1970,7 +1974,7 @@ def test_a_sure_reading_of_a_taught_coloured_die_the_taught_set_cannot_find_is_d
     violet = (150, 40, 120)
     taught = type("Taught", (), {"kind": "lcr", "body": _body_of(violet, 10.0, 8.0),
                                  "views": {"L": 5, "C": 5, "R": 5, "dot": 5}})()
-    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None: ([], []))
+    monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None, region=None, bodies=None, pairs=None, asked_pairs=None: ([], []))
 
     def read(colour, knows, face="L"):
         frame = np.full((240, 320, 3), 90, np.uint8)
