@@ -115,11 +115,12 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     res = []
     view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
+    pair = T.pair_view(pairs, frame)
     for t in found:
         r = why[id(t)]
-        by_features = T._features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre)
+        by_features = T._features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair)
         if (not any(T._same_die(d, t) for d in reading.dice) and t.confidence >= sure
-                and not T.vouched(t, sure_finds, found, view_centre, by_features=by_features)):
+                and not T.vouched(t, sure_finds, found, view_centre, by_features=by_features, pair=pair)):
             near = [d.score for d in dets if T._inside((d.cx, d.cy), t.corners, 1.3)]
             best = max(near, default=0.0)
             t, r = replace(t, confidence=min(t.confidence, 0.5)), "colour only" + (

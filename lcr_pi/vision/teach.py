@@ -2175,17 +2175,29 @@ def features_against(shown: str, similarity: dict, counts=None) -> bool:
 # touching at 0.94-1.05 sides were refused): measured in the README, teach, "The features vouch".
 VOUCHED_SIZE = (0.5, 1.6)
 VOUCHED_APART = 1.0
+# A find only the colour found, lying on another's inner side (where that die's side faces show), is
+# still vouched for where the reader's pair network believes the two flat dice by at least PAIR_VOUCH
+# (pair_view). Lower than PAIR_FLAT: here the find must also be named clearly by the taught set and
+# the features, or be a sure find of the detector, and be of the others' size. Traced on 2026-12-07
+# (taught reader, colour-only finds on another's inner side): at dev tables 701-709 the top faces
+# among them had 0.05-0.50 of that belief (painted: beside the white sides of a die painted only on
+# top the network is seldom sure), drawn words 0.59 and 1.00; the 19 finds that were no top face
+# (engraved and words) at most 0.07, at check tables 711-713 at most 0.07 too, and the side faces
+# traced for PAIR_FLAT at most 0.21. Not nearer than SIDE_GAP (_pair_flat).
+PAIR_VOUCH = 0.3
 FEATURES_VOUCH_SIZE = 1.33  # dice in one frame are of a size: a find the features vouch for is within this of the others
 
 
-def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: bool = False) -> bool:
+def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: bool = False, pair=None) -> bool:
     """Whether a sure find of the reader's detector (``finds``: its Detections) vouches for taught die
     ``t`` as a die: centred on it, of about its size, and no other taught find (``found``) on it. With
     ``by_features`` (the features name it clearly, as the taught set does: see :func:`relabel`) no
     detector find is needed. Given the middle of the view (``view_centre``), a find from
     :data:`SIDE_GAP` to :data:`VOUCHED_APART` sides away counts as on it only if ``t`` lies on its
     inner side: ``t`` may be its side face; a find on ``t``'s inner side may be ``t``'s own side
-    face, and ``t`` is still a top face. Nearer than that, the two cannot both be flat dice.
+    face, and ``t`` is still a top face. Nearer than that, the two cannot both be flat dice. Neither
+    counts where the reader's pair network (``pair``, :func:`pair_view`) believes ``t`` and it two
+    flat dice by at least :data:`PAIR_VOUCH`.
 
     >>> from lcr_pi.vision.detect import Detection
     >>> square = lambda x, side=40: np.array([[x, 0], [x + side, 0], [x + side, side], [x, side]], np.float64)
@@ -2216,8 +2228,10 @@ def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: boo
     def on_it(k: TaughtDie) -> bool:
         apart = _sides_apart(t, k.centre, k.side)
         if view_centre is None:
-            return apart < VOUCHED_APART
-        return apart < SIDE_GAP or (apart < VOUCHED_APART and _inward_of(t, k, view_centre))
+            near = apart < VOUCHED_APART
+        else:
+            near = apart < SIDE_GAP or (apart < VOUCHED_APART and _inward_of(t, k, view_centre))
+        return near and not _pair_flat(pair, t, k)
 
     if any(k is not t and on_it(k) for k in found):
         return False
@@ -2226,11 +2240,12 @@ def vouched(t: TaughtDie, finds, found=(), view_centre=None, *, by_features: boo
     return any(_inside((d.cx, d.cy), t.corners, grow=1.3) and lo <= d.side / max(t.side, 1e-6) <= hi for d in finds)
 
 
-def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centre) -> bool:
+def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centre, pair=None) -> bool:
     """Whether the features, naming taught die ``t`` clearly as the taught set does
     (``features_agree``), vouch for it as a die (:func:`relabel`): the taught set clear too
     (:data:`CLEAR_FIND`), ``t`` not on another taught find's side towards the view's middle
-    (``view_centre``) within :data:`SIDE_REACH_DARK` of a side, no die of the reader's that no
+    (``view_centre``) within :data:`SIDE_REACH_DARK` of a side (unless the reader's pair network,
+    ``pair``, believes the two flat dice: :data:`PAIR_VOUCH`), no die of the reader's that no
     taught find accounts for (``loose``) within :data:`VOUCHED_APART` of a side, and of the size of
     the frame's other taught finds (within :data:`FEATURES_VOUCH_SIZE` of their median side: the
     cues name a face's print, not its size; a mark or a sliver of a die at the frame's edge is
@@ -2238,8 +2253,19 @@ def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centr
     others = [k.side for k in found if k is not t]
     return (features_agree and t.confidence >= CLEAR_FIND
             and (not others or _within(t.side, float(np.median(others)), FEATURES_VOUCH_SIZE))
-            and not _on_inner_side(t, found, view_centre)
+            and not _on_inner_side(t, [k for k in found if not _pair_flat(pair, t, k)], view_centre)
             and all(_sides_apart(t, d.centre, mean_side(die_corners(d))) >= VOUCHED_APART for d in loose))
+
+
+def _pair_flat(pair, t: TaughtDie, other: TaughtDie) -> bool:
+    """Whether the reader's pair network (``pair``, :func:`pair_view`; None: no network) believes
+    taught finds ``t`` and ``other`` two flat dice by at least :data:`PAIR_VOUCH`. Asked only of
+    finds :data:`SIDE_GAP` to :data:`SIDE_REACH_DARK` sides apart: further off no rule asks, and
+    nearer the two cannot both be flat dice found where they lie (check table 711, engraved: a
+    find 0.79 sides from a touching die, off its own die's middle and named R on an L, which the
+    network believed flat dice by 0.86)."""
+    return (pair is not None and other is not t and SIDE_GAP <= _sides_apart(t, other.centre, other.side) < SIDE_REACH_DARK
+            and pair(t, other)["flat"] >= PAIR_VOUCH)
 
 
 def reader_knows_design(reader, taught: TaughtSet) -> bool:
@@ -2460,12 +2486,15 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # a die of the reader's that no taught find accounts for within a side (that die's side face, or
     # it a side of that die: dev table 706, painted, a white die's R side read surely beside the
     # violet top the colour found), nor where it is much smaller or larger than the frame's other
-    # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die).
+    # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die). A find
+    # on another's side counts as a die of its own where the pair network believes the two flat dice
+    # (PAIR_VOUCH: painted dice touching at dev tables 701-705, their tops the colour found).
     view_centre = _view_centre(frame)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
+    pair = pair_view(pairs, frame, memo.taught_pairs if memo is not None else None)
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(
-                 t, finds, found, view_centre,
-                 by_features=_features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre))
+                 t, finds, found, view_centre, pair=pair,
+                 by_features=_features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair))
              else replace(t, confidence=min(t.confidence, 0.5)) for t in found]
     # A die the reader is sure shows one of the taught faces, where no taught die was found, of the
     # taught dice's colour: if the reader does not know the design, its sureness there is a guess at

@@ -654,6 +654,48 @@ def test_near_another_die_the_pair_network_tells_a_touching_die_from_its_side_fa
     assert asked == []
 
 
+def test_a_colour_only_find_on_a_dies_inner_side_is_vouched_for_where_the_pair_network_believes_two_flat_dice():
+    """A find only the body colour found counts as a die where a sure detector find or the features
+    vouch for it, but not where it lies on another find's side towards the middle of the view (it
+    may be that die's side face). Where the reader's pair network believes the two flat dice by at
+    least PAIR_VOUCH (touching painted dice, their tops the colour found), it is vouched for."""
+    from lcr_pi.vision.detect import Detection
+    from lcr_pi.vision.teach import PAIR_VOUCH, SIDE_GAP, SIDE_REACH_DARK, _features_vouch, vouched
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    view_centre = (220.0, 400.0)  # below both: the lower find is the inner one
+    top = TaughtDie("L", 1.0, square + [200, 100], 0.1)
+    touching = TaughtDie("R", 1.0, square + [200, 138], 0.1)  # 0.95 sides away, towards the middle
+    detector = [Detection(220.0, 158.0, 40.0, 40.0, 0.0, 0.8)]  # a sure find of the detector on it
+    asked = []
+
+    def seeing(flat):
+        def pair(d, other):
+            asked.append((d, other))
+            return {"flat": flat, "no die": 0.0}
+        return pair
+
+    def by_features(pair=None):
+        return _features_vouch(touching, True, [top, touching], [], view_centre, pair)
+
+    for pair, vouches in ((seeing(PAIR_VOUCH + 0.05), True), (seeing(PAIR_VOUCH - 0.05), False), (None, False)):
+        assert by_features(pair) is vouches
+        assert vouched(touching, [], [top, touching], view_centre, by_features=by_features(pair), pair=pair) is vouches
+        assert vouched(touching, detector, [top, touching], view_centre, pair=pair) is vouches
+    assert asked and all(d is touching and other is top for d, other in asked)
+    # the features must still name it clearly: the network's word alone vouches for nothing
+    assert not _features_vouch(touching, False, [top, touching], [], view_centre, seeing(1.0))
+    assert not vouched(touching, [], [top, touching], view_centre, pair=seeing(1.0))
+    # a find further off than SIDE_REACH_DARK never needed the network's word, and it is not asked;
+    # one nearer than SIDE_GAP is not a flat die where it was found, whatever the network believes
+    far = TaughtDie("R", 1.0, square + [200, 100 + 40 * (SIDE_REACH_DARK + 0.1)], 0.1)
+    asked.clear()
+    assert _features_vouch(far, True, [top, far], [], view_centre, seeing(0.0)) and asked == []
+    near = TaughtDie("R", 1.0, square + [200, 100 + 40 * (SIDE_GAP - 0.1)], 0.1)
+    assert not _features_vouch(near, True, [top, near], [], view_centre, seeing(1.0))
+    assert not vouched(near, detector, [top, near], view_centre, pair=seeing(1.0)) and asked == []
+
+
 def test_pair_view_asks_the_pair_network_about_the_two_finds_both_ways_round_once():
     """pair_view's beliefs are the network's "flat" and "second is no die" shares for the other find
     and the find, averaged over both looks, as pair_beliefs gives them for the two as detector finds;
