@@ -2246,7 +2246,10 @@ def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centr
     (:data:`CLEAR_FIND`), ``t`` not on another taught find's side towards the view's middle
     (``view_centre``) within :data:`SIDE_REACH_DARK` of a side (unless the reader's pair network,
     ``pair``, believes the two flat dice: :data:`PAIR_VOUCH`), no die of the reader's that no
-    taught find accounts for (``loose``) within :data:`VOUCHED_APART` of a side, and of the size of
+    taught find accounts for (``loose``) within :data:`VOUCHED_APART` of a side (one the reader is
+    unsure of counts only where ``t`` lies on its inner side, where its side faces show: beside a
+    die the colour found, the reader's unsure dice were that die's own white sides, check tables
+    711-713, painted), and of the size of
     the frame's other taught finds (within :data:`FEATURES_VOUCH_SIZE` of their median side: the
     cues name a face's print, not its size; a mark or a sliver of a die at the frame's edge is
     smaller)."""
@@ -2254,7 +2257,8 @@ def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centr
     return (features_agree and t.confidence >= CLEAR_FIND
             and (not others or _within(t.side, float(np.median(others)), FEATURES_VOUCH_SIZE))
             and not _on_inner_side(t, [k for k in found if not _pair_flat(pair, t, k)], view_centre)
-            and all(_sides_apart(t, d.centre, mean_side(die_corners(d))) >= VOUCHED_APART for d in loose))
+            and all(_sides_apart(t, d.centre, mean_side(die_corners(d))) >= VOUCHED_APART for d in loose
+                    if d.sure or _inward_of(t, d, view_centre)))
 
 
 def _pair_flat(pair, t: TaughtDie, other: TaughtDie) -> bool:
@@ -2485,7 +2489,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # engraved: a die's side face, seen at a slant as large as its top, 1.07 sides from it), nor with
     # a die of the reader's that no taught find accounts for within a side (that die's side face, or
     # it a side of that die: dev table 706, painted, a white die's R side read surely beside the
-    # violet top the colour found), nor where it is much smaller or larger than the frame's other
+    # violet top the colour found; one the reader is unsure of only where this find lies on its
+    # inner side), nor where it is much smaller or larger than the frame's other
     # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die). A find
     # on another's side counts as a die of its own where the pair network believes the two flat dice
     # (PAIR_VOUCH: painted dice touching at dev tables 701-705, their tops the colour found).

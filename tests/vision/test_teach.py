@@ -696,6 +696,30 @@ def test_a_colour_only_find_on_a_dies_inner_side_is_vouched_for_where_the_pair_n
     assert not vouched(near, detector, [top, near], view_centre, pair=seeing(1.0)) and asked == []
 
 
+def test_a_loose_die_the_reader_is_unsure_of_keeps_the_features_from_vouching_only_if_it_may_be_the_finds_die():
+    """A die of the reader's that no taught find accounts for, within a side of a find only the colour
+    found, may be that die's side face or the find may be a side of it: the features do not vouch.
+    Where the reader is unsure of it and the find lies further out than it (not on its inner side,
+    where its sides show), it is the find's own side (a painted die's white sides beside its violet
+    top, check tables 711-713): the features vouch. A sure one still stops them."""
+    from lcr_pi.vision.reader import DieReading
+    from lcr_pi.vision.teach import _features_vouch
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    view_centre = (220.0, 400.0)  # below: a die's sides show below its top
+    t = TaughtDie("R", 1.0, square + [200, 100], 0.1)
+
+    def loose(y, sure):
+        return DieReading(face="dot", confidence=0.9 if sure else 0.4, box=(200.0, y - 15.0, 230.0, y + 15.0),
+                          corners=(), centre=(215.0, float(y)), where="", sure=sure)
+
+    below, above = 150.0, 90.0  # 0.7 sides from t's middle: inward of t, or t inward of it
+    assert _features_vouch(t, True, [t], [loose(below, sure=False)], view_centre)
+    assert not _features_vouch(t, True, [t], [loose(below, sure=True)], view_centre)
+    assert not _features_vouch(t, True, [t], [loose(above, sure=False)], view_centre)  # t may be its side
+    assert _features_vouch(t, True, [t], [], view_centre)
+
+
 def test_pair_view_asks_the_pair_network_about_the_two_finds_both_ways_round_once():
     """pair_view's beliefs are the network's "flat" and "second is no die" shares for the other find
     and the find, averaged over both looks, as pair_beliefs gives them for the two as detector finds;
