@@ -2181,9 +2181,9 @@ VOUCHED_APART = 1.0
 # the features, or be a sure find of the detector, and be of the others' size. Traced on 2026-12-07
 # (taught reader, colour-only finds on another's inner side): at dev tables 701-709 the top faces
 # among them had 0.05-0.50 of that belief (painted: beside the white sides of a die painted only on
-# top the network is seldom sure), drawn words 0.59 and 1.00; the 19 finds that were no top face
-# (engraved and words) at most 0.07, at check tables 711-713 at most 0.07 too, and the side faces
-# traced for PAIR_FLAT at most 0.21. Not nearer than SIDE_GAP (_pair_flat).
+# top the network is seldom sure), drawn words 0.59 and 1.00; the 21 finds that were no top face
+# (engraved 19, words 2) at most 0.06, the 7 at check tables 711-713 at most 0.07, and the side
+# faces traced for PAIR_FLAT at most 0.21. Not nearer than SIDE_GAP (_pair_flat).
 PAIR_VOUCH = 0.3
 FEATURES_VOUCH_SIZE = 1.33  # dice in one frame are of a size: a find the features vouch for is within this of the others
 
@@ -2249,10 +2249,9 @@ def _features_vouch(t: TaughtDie, features_agree: bool, found, loose, view_centr
     taught find accounts for (``loose``) within :data:`VOUCHED_APART` of a side (one the reader is
     unsure of counts only where ``t`` lies on its inner side, where its side faces show: beside a
     die the colour found, the reader's unsure dice were that die's own white sides, check tables
-    711-713, painted), and of the size of
-    the frame's other taught finds (within :data:`FEATURES_VOUCH_SIZE` of their median side: the
-    cues name a face's print, not its size; a mark or a sliver of a die at the frame's edge is
-    smaller)."""
+    711-713, painted), and of the size of the frame's other taught finds (within
+    :data:`FEATURES_VOUCH_SIZE` of their median side: the cues name a face's print, not its size; a
+    mark or a sliver of a die at the frame's edge is smaller)."""
     others = [k.side for k in found if k is not t]
     return (features_agree and t.confidence >= CLEAR_FIND
             and (not others or _within(t.side, float(np.median(others)), FEATURES_VOUCH_SIZE))
@@ -2490,10 +2489,10 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # a die of the reader's that no taught find accounts for within a side (that die's side face, or
     # it a side of that die: dev table 706, painted, a white die's R side read surely beside the
     # violet top the colour found; one the reader is unsure of only where this find lies on its
-    # inner side), nor where it is much smaller or larger than the frame's other
-    # finds (check table 711, engraved: a 14 px find at the frame's edge beside a 23 px die). A find
-    # on another's side counts as a die of its own where the pair network believes the two flat dice
-    # (PAIR_VOUCH: painted dice touching at dev tables 701-705, their tops the colour found).
+    # inner side), nor where it is much smaller or larger than the frame's other finds (check table
+    # 711, engraved: a 14 px find at the frame's edge beside a 23 px die). A find on another's side
+    # counts as a die of its own where the pair network believes the two flat dice (PAIR_VOUCH:
+    # painted dice touching at dev tables 701-705, their tops the colour found).
     view_centre = _view_centre(frame)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
     pair = pair_view(pairs, frame, memo.taught_pairs if memo is not None else None)
