@@ -48,7 +48,9 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     ``reader_knows``: :func:`lcr_pi.vision.teach.reader_knows_design` for this set; ``pairs``, the
     reader's pair network (as :class:`lcr_pi.vision.teach.TaughtReader` passes it)."""
     sure_finds = [d for d in dets if d.score >= sure_detection]
-    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice], sure_finds, pairs=pairs)
+    asked_pairs = {}  # the pair network's word on two finds, asked once (as relabel keeps it in the frame memo)
+    found, unread = T.find_taught_dice(frame, taught, [T.die_corners(d) for d in reading.dice], sure_finds, pairs=pairs,
+                                       asked_pairs=asked_pairs)
     def parts(t):
         if not t.distances or t.face not in t.distances:
             return "descriptors"
@@ -115,7 +117,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     res = []
     view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
-    pair = T.pair_view(pairs, frame)
+    pair = T.pair_view(pairs, frame, asked_pairs)
     for t in found:
         r = why[id(t)]
         by_features = T._features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair)

@@ -2446,10 +2446,13 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
+    # The pair network's word on two taught finds, asked once in this frame: by the side rules
+    # (find_taught_dice) and by the vouching below.
+    asked_pairs = memo.taught_pairs if memo is not None else {}
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, region=region,
                                      matches=memo.taught.setdefault(id(taught), {}) if memo is not None else None,
                                      bodies=memo.taught_bodies if memo is not None else None, pairs=pairs,
-                                     asked_pairs=memo.taught_pairs if memo is not None else None)
+                                     asked_pairs=asked_pairs)
     if reading.verdict == "obstructed":
         if not found or not taught_dice_sharp(frame, taught, found, blurred_sharpness):
             return reading
@@ -2495,7 +2498,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # painted dice touching at dev tables 701-705, their tops the colour found).
     view_centre = _view_centre(frame)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
-    pair = pair_view(pairs, frame, memo.taught_pairs if memo is not None else None)
+    pair = pair_view(pairs, frame, asked_pairs)
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(
                  t, finds, found, view_centre, pair=pair,
                  by_features=_features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair))
