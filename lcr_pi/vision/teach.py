@@ -2372,6 +2372,55 @@ def by_embedding(t: TaughtDie, embedded: dict, similarity: dict, sure_confidence
     return replace(t, face=face, confidence=EMBED_CONFIDENCE)
 
 
+# A die of the reader's own that no taught find names, where the reader knows the design, is sure
+# when the features and the embedding both name the face the reader guessed (_both_name), its
+# leaning share is under LOOSE_LEAN, and every other find within SIDE_REACH_DARK (a taught find, a
+# blob of the body colour, another of the reader's dice) is one the pair network believes a flat
+# die beside it (PAIR_VOUCH; never nearer than SIDE_GAP). Dev tables 701-709, engraved
+# (2026-12-08): of the reader's unsure dice that no taught find named, 23 showed the face the reader
+# and both cues named, and one was a die's side face, 1.02 sides on its inner side; the descriptors
+# had lost most of them (touching dice, small R views taught at a slant). Two more frames read sure
+# and wrong where only finds on the die's inner side counted (check table 712: a die's side face
+# named dot beside it, the reader's die of it taken for a touching taught find's; dev 706: a side
+# face the taught set was sure of, 0.94 sides off), so every find that near counts.
+LOOSE_LEAN = 0.2
+
+
+def confirmed_by_cues(reading, frame: np.ndarray, taught: TaughtSet, found, features, embedding, unread=(),
+                      pair=None, memo=None) -> set:
+    """The ids of ``reading``'s dice (the reader's, where it knows the design) that the taught set's
+    cues confirm, as :data:`LOOSE_LEAN` above says: unsure, not cocked, showing one of the taught
+    faces, on no taught find (``found``), their leaning share (``reading.probabilities``) under
+    :data:`LOOSE_LEAN`, named so by both ``features`` and ``embedding``, and with no find within
+    :data:`SIDE_REACH_DARK` sides that the pair network (``pair``, :func:`pair_view`) does not
+    believe a flat die beside it: a taught find, a die-sized blob of the body colour no die was read
+    on (``unread``, those not on this die) or another of the reader's dice. ``memo``: the frame's
+    memo for the matchers' similarities."""
+    if features is None or embedding is None or len(reading.probabilities) != len(reading.dice):
+        return set()
+    from lcr_pi.vision.reader import allowed_classes, face_belief
+
+    allowed = allowed_classes(reading.kind)
+    readers = {id(d): TaughtDie(d.face, d.confidence, np.asarray(die_corners(d), np.float64), math.inf)
+               for d in reading.dice}
+    asked = [d for d, p in zip(reading.dice, reading.probabilities)
+             if not d.sure and not d.cocked and d.face in taught.views and not any(_same_die(d, k) for k in found)
+             and face_belief(np.asarray(p, np.float64), allowed)[2] < LOOSE_LEAN]
+    if not asked:
+        return set()
+    crops = _Crops(frame, [readers[id(d)] for d in asked])
+    confirmed = set()
+    for d, v, ev in zip(asked, _similarities(features, crops, memo), _similarities(embedding, crops, memo)):
+        if _both_name(ev, v, embedding.told_apart) != d.face:
+            continue
+        t = readers[id(d)]
+        near = [*found, *(k for k in unread if not _same_die(d, k)), *(k for i, k in readers.items() if i != id(d))]
+        if any(_sides_apart(t, k.centre, k.side) < SIDE_REACH_DARK and not _pair_flat(pair, t, k) for k in near):
+            continue
+        confirmed.add(id(d))
+    return confirmed
+
+
 class _Crops:
     """The taught dice's straightened crops (:func:`straight_crop`) in a frame, each cut when first asked."""
 
@@ -2418,11 +2467,13 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     the taught set names the face clearly (at least :data:`CLEAR_FIND`), the features not clearly
     naming another face: then the taught face stands. Where the reader does not know the design, a
     die it is sure shows a taught face but on which no taught die was found is doubted if it has the
-    taught dice's body colour. With no taught die in the frame and no such die the reading is
-    returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
+    taught dice's body colour. With no taught die in the frame, no such die and none confirmed
+    (below) the reading is returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
     ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
     :func:`second_opinion`, and with ``embedding`` too (an :class:`EmbeddingMatcher`)
-    :func:`by_embedding`, judged on the descriptors' own confidence. ``memo``: the frame's
+    :func:`by_embedding`, judged on the descriptors' own confidence; with both, where the reader
+    knows the design, a die of the reader's own that no taught find names may be confirmed by them
+    (:func:`confirmed_by_cues`). ``memo``: the frame's
     :class:`~lcr_pi.vision.reader.FrameMemo`, whose taught searches (:func:`_matched`), body-colour
     map and matchers' similarities are used and added to (a calibrated reader looks at a frame
     twice); ``region``, the part of the frame the reader read (a calibrated tray, :func:`find_taught_dice`);
@@ -2542,9 +2593,14 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
                 t = replace(t, confidence=min(t.confidence, 0.5))
         settled.append(t)
     found = settled
+    # The reader's own unsure dice that no taught find names, confirmed by the features and the
+    # embedding where the reader knows the design (confirmed_by_cues).
+    confirmed = confirmed_by_cues(reading, frame, taught, found, features, embedding, unread, pair,
+                                  memo) if reader_knows else set()
     if not found:
-        if named or unknown:
-            dice = [replace(d, sure=False) if id(d) in unknown else _one_or_dot(d, named[id(d)]) if id(d) in named else d
+        if named or unknown or confirmed:
+            dice = [replace(d, sure=False) if id(d) in unknown else _one_or_dot(d, named[id(d)]) if id(d) in named
+                    else replace(d, sure=True) if id(d) in confirmed else d
                     for d in reading.dice]
             unsure = [i for i, d in enumerate(dice) if not d.sure and not d.cocked]
             return replace(reading, dice=tuple(dice), **verdict_for(dice, unsure, [i for i, d in enumerate(dice) if d.cocked]))
@@ -2575,6 +2631,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
                 d = replace(d, sure=False)
             on_sides = ((own is None or own.confidence < sure_confidence)
                         and any(_overlap_of(die_corners(d), _grown(t.corners, 1.5)) >= 0.4 for t in found))
+            if id(d) in confirmed and not on_sides:
+                d = replace(d, sure=True)
             dice.append(replace(d, sure=False) if on_sides and d.sure else d)
     for t in unread:
         if not any(_same_die(d, t) for d in dice):

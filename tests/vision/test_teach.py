@@ -2153,3 +2153,68 @@ def test_a_taught_die_found_unclearly_from_the_readers_outline_is_looked_for_aga
     assert dice == [("R", 0.95)] and len(looks) == 1
     dice, looks = found_with(None)
     assert dice == [] and len(looks) == 1
+
+
+def test_a_die_of_a_design_the_reader_knows_is_sure_where_no_taught_find_names_it_and_both_cues_name_its_face(monkeypatch):
+    """Dev tables 701-709, engraved (a design the reader names itself): 23 dice the reader read right
+    but unsure (a touching die, an R taught at a slant) were named by no taught find, and the
+    features and the embedding both named the reader's face; one more such die was a die's side
+    face, 1.02 sides on its inner side. Such a die is sure now: only where the reader knows the
+    design, both cues name its face, its leaning share is under LOOSE_LEAN, and every find within
+    SIDE_REACH_DARK (a taught find, another of the reader's dice) is one the pair network believes a
+    flat die beside it (never nearer than SIDE_GAP): either may be the other's side face."""
+    import lcr_pi.vision.teach as teach_module
+    from lcr_pi.vision.classify import CLASSES
+    from lcr_pi.vision.teach import LOOSE_LEAN, PAIR_VOUCH, SIDE_GAP, relabel
+
+    frame = np.full((480, 640, 3), 90, np.uint8)  # the view's middle at y = 240, below the die
+    square = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 40.0], [0.0, 40.0]])
+    taught = type("Taught", (), {"kind": "lcr", "views": {"L": 5, "C": 5, "R": 5, "dot": 5}, "confusion": {}})()
+    names_r = {"R": 0.9, "L": 0.6, "C": 0.3, "dot": 0.1}
+    flat = {"flat": PAIR_VOUCH}
+
+    def read(knows=True, features_say=names_r, embedding_says=names_r, lean=0.0, face="R", find_at=None,
+             reader_die_at=None, pair_says=None, sure=False, cocked=False):
+        c = square + [300, 100]  # its middle 120 px above the view's
+        p = np.zeros(len(CLASSES))
+        p[CLASSES.index(face)], p[CLASSES.index("L")], p[CLASSES.index("cocked")] = 0.8 - lean, 0.2, lean
+        die = DieReading(face, 0.8, (*c.min(0), *c.max(0)), tuple(map(tuple, c)), tuple(c.mean(0)), "top", sure, cocked)
+        dice, probs = [die], [tuple(p)]
+        found = []
+        if find_at is not None:  # a taught find that many sides below (towards the view's middle) or above
+            found.append(TaughtDie("dot", 1.0, square + [300, 100 + 40 * find_at], 0.1))
+        if reader_die_at is not None:  # another die of the reader's, unsure, that many sides below or above
+            o = square + [300, 100 + 40 * reader_die_at]
+            dice.append(DieReading("C", 0.5, (*o.min(0), *o.max(0)), tuple(map(tuple, o)), tuple(o.mean(0)), "top", False))
+            probs.append(tuple(np.eye(len(CLASSES))[CLASSES.index("C")] * 0.5 + 0.5 / len(CLASSES)))
+        monkeypatch.setattr(teach_module, "find_taught_dice", lambda frame, taught, outlines, finds=(), matches=None,
+                            region=None, bodies=None, pairs=None, asked_pairs=None: (list(found), []))
+        monkeypatch.setattr(teach_module, "pair_view", lambda net, frame, asked=None: (
+            None if pair_says is None else lambda d, other: {"flat": pair_says["flat"], "no die": 0.0}))
+        features = type("Features", (), {"similarities": lambda self, crops: [features_say] * len(crops),
+                                         "tells_apart": _told_apart})()
+        embedding = type("Embedding", (), {"similarities": lambda self, crops: [embedding_says] * len(crops),
+                                           "told_apart": lambda self, face: True})()
+        reading = Reading(tuple(dice), "unsure", kind="lcr", probabilities=tuple(probs))
+        out = relabel(reading, frame, taught, 0.6, features=features, embedding=embedding, reader_knows=knows)
+        (mine,) = [d for d in out.dice if d.centre == die.centre]
+        return mine.face, mine.sure
+
+    assert read() == ("R", True)
+    assert read(knows=False) == ("R", False)  # a reader guessing at a design it never saw
+    assert read(features_say={"L": 0.9, "R": 0.6}) == ("R", False)  # the features name another face
+    assert read(embedding_says={"R": 0.9, "L": 0.88}) == ("R", False)  # the embedding's lead too small
+    assert read(embedding_says={"L": 0.9, "R": 0.6}) == ("R", False)
+    assert read(lean=LOOSE_LEAN) == ("R", False)  # it may lean
+    assert read(lean=LOOSE_LEAN - 0.05) == ("R", True)
+    assert read(face="4") == ("4", False)  # not a face of the taught set
+    assert read(cocked=True) == ("R", False)  # the reader's "cocked" stands
+    assert read(find_at=-1.05) == ("R", False)  # on that die's inner side: it may be its side face...
+    assert read(find_at=-1.05, pair_says=flat) == ("R", True)  # ...unless the pair network believes two flat dice
+    assert read(find_at=1.05) == ("R", False)  # further in: that find may be this die's side face
+    assert read(find_at=1.05, pair_says=flat) == ("R", True)
+    assert read(find_at=-1.05, pair_says={"flat": PAIR_VOUCH - 0.01}) == ("R", False)
+    assert read(find_at=-1.5) == ("R", True)  # further off than a side face reaches
+    assert read(find_at=SIDE_GAP - 0.05, pair_says=flat) == ("R", False)  # too near for two flat dice
+    assert read(reader_die_at=-1.05) == ("R", False)  # another of the reader's dice counts as a die too
+    assert read(reader_die_at=-1.05, pair_says=flat) == ("R", True)
