@@ -65,6 +65,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         return f"descriptors[{'far' if fam < sure else 'near ' + others[0][1]}]"
 
     why = {id(t): (parts(t) if t.confidence < sure else "") for t in found}
+    pair = T.pair_view(pairs, frame, asked_pairs)
     agreed, not_against = set(), set()
     if features is not None and found:
         before = [t.confidence for t in found]
@@ -72,7 +73,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
         new = []
         counts = functools.partial(T.features_count, features, taught)
         for t, v in zip(found, views):
-            n = T.second_opinion(t, v, sure, alone=T._alone(t, found), counts=counts)
+            n = T.second_opinion(t, v, sure, alone=T._alone(t, found, pair), counts=counts)
             named, lead = T.FeatureMatcher.best(v)
             if named == n.face and lead >= T.FEATURE_LEAD:
                 agreed.add(tuple(n.centre))
@@ -98,7 +99,7 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
             crops = [T.straight_crop(T.face_context(frame, t.corners)) for t in found]
             new = []
             for t, ev, v, b in zip(found, embedding.similarities(crops), views, before):
-                n = T.by_embedding(t, ev, v, sure, alone=T._alone(t, found), descriptors=b,
+                n = T.by_embedding(t, ev, v, sure, alone=T._alone(t, found, pair), descriptors=b,
                                    told_apart=embedding.told_apart)
                 both = T._both_name(ev, v, embedding.told_apart)
                 r = why[id(t)]
@@ -117,7 +118,6 @@ def traced_relabel(reading, frame, taught, features, sure=0.6, dets=(), sure_det
     res = []
     view_centre = T._view_centre(frame)
     loose = [d for d in reading.dice if not any(T._same_die(d, k) for k in found)]
-    pair = T.pair_view(pairs, frame, asked_pairs)
     for t in found:
         r = why[id(t)]
         by_features = T._features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair)

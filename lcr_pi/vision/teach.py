@@ -2098,10 +2098,13 @@ def features_count(features: "FeatureMatcher", taught: TaughtSet, shown: str, na
             or taught.confusion.get(shown, {}).get(named, math.inf) >= DESCRIPTORS_SEPARATE)
 
 
-def _alone(t: TaughtDie, found: list[TaughtDie]) -> bool:
+def _alone(t: TaughtDie, found: list[TaughtDie], pair=None) -> bool:
     """No other find's middle lies within NEIGHBOURS of the larger one's side from this one's (nearer,
-    this one could be that die's side face, which both cues may read as a face)."""
-    return all(k is t or np.linalg.norm(k.centre - t.centre) > NEIGHBOURS * max(k.side, t.side) for k in found)
+    this one could be that die's side face, which both cues may read as a face), but for finds the
+    reader's pair network (``pair``, :func:`pair_view`) believes a flat die beside it (:func:`_pair_flat`:
+    a touching die, neither the other's side face)."""
+    return all(k is t or np.linalg.norm(k.centre - t.centre) > NEIGHBOURS * max(k.side, t.side) or _pair_flat(pair, t, k)
+               for k in found)
 
 
 def second_opinion(t: TaughtDie, similarity: dict, sure_confidence: float, alone: bool = True,
@@ -2510,6 +2513,7 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         # Still after all: the reader's dice as it judged them one by one.
         doubted = [i for i, d in enumerate(reading.dice) if not d.sure and not d.cocked]
         reading = replace(reading, **verdict_for(reading.dice, doubted, [i for i, d in enumerate(reading.dice) if d.cocked]))
+    pair = pair_view(pairs, frame, asked_pairs)
     agreed = set()  # the middles of the taught dice whose face the features name too, with a clear lead
     # the middles of those on which the features name no other face with a clear lead (or only one they
     # did not tell from the taught face on the taught views: features_count)
@@ -2519,11 +2523,12 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
         views = _similarities(features, crops, memo)
         counts = functools.partial(features_count, features, taught)
         before = [t.confidence for t in found]
-        found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found), counts=counts) for t, v in zip(found, views)]
+        found = [second_opinion(t, v, sure_confidence, alone=_alone(t, found, pair), counts=counts)
+                 for t, v in zip(found, views)]
         named_by_both = set()
         if embedding is not None:
             embedded = _similarities(embedding, crops, memo)
-            found = [by_embedding(t, ev, v, sure_confidence, alone=_alone(t, found), descriptors=b,
+            found = [by_embedding(t, ev, v, sure_confidence, alone=_alone(t, found, pair), descriptors=b,
                                   told_apart=embedding.told_apart)
                      for t, ev, v, b in zip(found, embedded, views, before)]
             named_by_both = {tuple(t.centre) for t, ev, v in zip(found, embedded, views)
@@ -2549,7 +2554,6 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # painted dice touching at dev tables 701-705, their tops the colour found).
     view_centre = _view_centre(frame)
     loose = [d for d in reading.dice if not any(_same_die(d, k) for k in found)]
-    pair = pair_view(pairs, frame, asked_pairs)
     found = [t if any(_same_die(d, t) for d in reading.dice) or vouched(
                  t, finds, found, view_centre, pair=pair,
                  by_features=_features_vouch(t, tuple(t.centre) in agreed, found, loose, view_centre, pair))

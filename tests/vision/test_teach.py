@@ -2218,3 +2218,28 @@ def test_a_die_of_a_design_the_reader_knows_is_sure_where_no_taught_find_names_i
     assert read(find_at=SIDE_GAP - 0.05, pair_says=flat) == ("R", False)  # too near for two flat dice
     assert read(reader_die_at=-1.05) == ("R", False)  # another of the reader's dice counts as a die too
     assert read(reader_die_at=-1.05, pair_says=flat) == ("R", True)
+
+
+def test_a_find_beside_one_the_pair_network_believes_a_flat_die_counts_as_alone():
+    """A find within NEIGHBOURS of another may be its side face, so the features and the embedding
+    do not make it sure there (_alone). Where the pair network believes the two flat dice by at least
+    PAIR_VOUCH (from SIDE_GAP sides apart: nearer, they cannot both be flat dice), the other is a
+    touching die, and the find is judged as one alone (dev tables 701-709: dice both cues named right
+    beside a touching die, doubted)."""
+    from lcr_pi.vision.teach import PAIR_VOUCH, SIDE_GAP, _alone, second_opinion
+
+    square = np.array([[0, 0], [40, 0], [40, 40], [0, 40]], np.float64)
+    find = TaughtDie("L", 0.4, square + [100, 100], 0.2)
+
+    def alone(gap, flat=None):
+        other = TaughtDie("dot", 1.0, square + [100 + 40 * gap, 100], 0.1)
+        pair = None if flat is None else (lambda d, o: {"flat": flat, "no die": 0.0})
+        return _alone(find, [find, other], pair)
+
+    assert not alone(0.95) and not alone(0.95, flat=PAIR_VOUCH - 0.01)
+    assert alone(0.95, flat=PAIR_VOUCH)
+    assert not alone(SIDE_GAP - 0.05, flat=1.0)  # too near for two flat dice, whatever the network says
+    assert alone(1.5)  # far enough without asking
+    other = TaughtDie("dot", 1.0, square + [138, 100], 0.1)
+    flat = lambda d, o: {"flat": 0.9, "no die": 0.0}  # noqa: E731
+    assert second_opinion(find, {"L": 0.9, "R": 0.5}, 0.6, alone=_alone(find, [find, other], flat)).confidence >= 0.6
