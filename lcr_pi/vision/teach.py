@@ -2404,13 +2404,14 @@ def confirmed_by_cues(reading, frame: np.ndarray, taught: TaughtSet, found, feat
     from lcr_pi.vision.reader import allowed_classes, face_belief
 
     allowed = allowed_classes(reading.kind)
-    readers = {id(d): TaughtDie(d.face, d.confidence, np.asarray(die_corners(d), np.float64), math.inf)
-               for d in reading.dice}
     asked = [d for d, p in zip(reading.dice, reading.probabilities)
              if not d.sure and not d.cocked and d.face in taught.views and not any(_same_die(d, k) for k in found)
              and face_belief(np.asarray(p, np.float64), allowed)[2] < LOOSE_LEAN]
     if not asked:
         return set()
+    # every die of the reader's as a find: the asked ones' crops, and the others as their neighbours
+    readers = {id(d): TaughtDie(d.face, d.confidence, np.asarray(die_corners(d), np.float64), math.inf)
+               for d in reading.dice}
     crops = _Crops(frame, [readers[id(d)] for d in asked])
     confirmed = set()
     for d, v, ev in zip(asked, _similarities(features, crops, memo), _similarities(embedding, crops, memo)):
@@ -2471,8 +2472,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     naming another face: then the taught face stands. Where the reader does not know the design, a
     die it is sure shows a taught face but on which no taught die was found is doubted if it has the
     taught dice's body colour. With no taught die in the frame, no such die and none confirmed
-    (below) the reading is returned unchanged, but for the dice's ``could_be``, which is emptied (see below). With
-    ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
+    (below) the reading is returned unchanged, but for the dice's ``could_be``, which is emptied
+    (see below). With ``features`` (a :class:`FeatureMatcher` for this set) each taught die also gets
     :func:`second_opinion`, and with ``embedding`` too (an :class:`EmbeddingMatcher`)
     :func:`by_embedding`, judged on the descriptors' own confidence; with both, where the reader
     knows the design, a die of the reader's own that no taught find names may be confirmed by them
@@ -2500,8 +2501,8 @@ def relabel(reading, frame: np.ndarray, taught: TaughtSet, sure_confidence: floa
     # the one-pip-or-dot doubt that _one_or_dot states below, which is the two namings of one mark).
     if any(getattr(d, "could_be", ()) for d in reading.dice):
         reading = unsettled(reading)
-    # The pair network's word on two taught finds, asked once in this frame: by the side rules
-    # (find_taught_dice) and by the vouching below.
+    # The pair network's word on two finds, asked once in this frame: by the side rules
+    # (find_taught_dice), and below by _alone, the vouching and confirmed_by_cues.
     asked_pairs = memo.taught_pairs if memo is not None else {}
     found, unread = find_taught_dice(frame, taught, [die_corners(d) for d in reading.dice], finds, region=region,
                                      matches=memo.taught.setdefault(id(taught), {}) if memo is not None else None,
